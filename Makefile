@@ -1,0 +1,92 @@
+# gangconf: conformance and benchmarks for gang scheduling (KEP-4671 PodGroups).
+# `make help` lists the targets and the variables they read.
+
+SHELL := bash
+.SHELLFLAGS := -o pipefail -ec
+.DEFAULT_GOAL := help
+
+# Paths are absolute: the suites run from their own package directories.
+ROOT := $(abspath .)
+OUTPUT := $(ROOT)/_output
+BIN_DIR := $(OUTPUT)/bin
+WORK_DIR := $(OUTPUT)/kwok
+
+##@ Variables (override on the command line, e.g. make conformance SCHEDULER=no-gang)
+
+RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
+CLUSTER ?= ci-small## cluster profile: ci-small, gpu-1k, gpu-5k, upstream-5k
+PROVIDER ?= kwok## kwok (a virtual cluster made here) or existing (KUBECONFIG)
+SCHEDULER ?= reference## scheduler under test: reference, no-gang, external
+SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
+LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
+PROCS ?= 4## parallel Ginkgo processes
+
+override RESULTS := $(abspath $(RESULTS))
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR
+
+GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
+CONTROLS_RECORD := suites/conformance/controls.yaml
+
+##@ Main
+
+.PHONY: run
+run: build ## the main job: core conformance against the reference scheduler on a kwok cluster
+	@$(MAKE) --no-print-directory conformance SCHEDULER=reference
+	@echo "results: $(RESULTS) (junit_01.xml, e2e.log, ginkgo-report.json, logs/)"
+
+.PHONY: test
+test: verify unit build ## what CI runs: checks, unit tests, the suite on reference, the negative control
+	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test/reference
+	@$(MAKE) --no-print-directory control CONTROL=no-gang
+
+##@ Build and check
+
+.PHONY: build
+build: ## compile the pinned control plane, kwok and the reference scheduler into _output/bin
+	@hack/build.sh $(BIN_DIR)
+
+.PHONY: verify
+verify: ## gofmt, go vet, go mod tidy
+	@hack/verify.sh
+
+.PHONY: unit
+unit: ## unit tests (with the race detector)
+	go test -race -count=1 ./fixtures/... ./reference-scheduler/... ./suites/framework/... ./suites/cmd/...
+
+##@ Clusters
+
+.PHONY: cluster-up
+cluster-up: build ## a kwok cluster of profile CLUSTER with SCHEDULER running; kubeconfig in $(RESULTS)/kubeconfig
+	@mkdir -p $(RESULTS)
+	@go run ./suites/cmd/gangconf cluster-up
+
+.PHONY: cluster-down
+cluster-down: ## stop the scheduler and remove the cluster made by cluster-up
+	@go run ./suites/cmd/gangconf cluster-down
+
+##@ Conformance
+
+.PHONY: conformance
+conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
+	@mkdir -p $(RESULTS)
+	CLUSTER_NAME=conformance-$(SCHEDULER) $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance 2>&1 | tee $(RESULTS)/e2e.log
+
+.PHONY: control
+control: build ## run negative control CONTROL and check it fails exactly the specs recorded for it
+	@rm -rf $(OUTPUT)/test/$(CONTROL)
+	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(OUTPUT)/test/$(CONTROL) > /dev/null
+	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) \
+		-report $(OUTPUT)/test/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
+
+.PHONY: clean
+clean: cluster-down ## remove _output (binaries, results, clusters)
+	rm -rf $(OUTPUT)
+
+##@ Help
+
+.PHONY: help
+help: ## show this help
+	@awk 'BEGIN {FS = ":.*##"; printf "usage: make <target> [VARIABLE=value]\n"} \
+		/^[a-zA-Z_-]+:.*?##/ { printf "  \033[36m%-15s\033[0m %s\n", $$1, $$2 } \
+		/^[A-Z_]+ \?=.*##/ { split($$0, a, "##"); sub(/ \?=.*/, "", a[1]); printf "  \033[33m%-15s\033[0m %s\n", a[1], a[2] } \
+		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)

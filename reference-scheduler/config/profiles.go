@@ -1,0 +1,55 @@
+// Package config holds the reference scheduler's profiles: a
+// KubeSchedulerConfiguration each, and the feature gates it runs with.
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Profile is one way of running the reference scheduler binary.
+type Profile struct {
+	Name string
+	// Config is a KubeSchedulerConfiguration, without clientConnection.kubeconfig:
+	// the harness fills that in, since kube-scheduler ignores --kubeconfig
+	// when --config is given.
+	Config []byte
+	// FeatureGates go to --feature-gates. The scheduler reads gates only from
+	// its command line, not from its configuration file.
+	FeatureGates string
+	// SchedulerName is the profile's schedulerName, the one pods must name.
+	SchedulerName string
+}
+
+//go:embed reference.yaml
+var reference []byte
+
+var profiles = map[string]Profile{
+	"reference": {Name: "reference", Config: reference, FeatureGates: "GenericWorkload=true", SchedulerName: "default-scheduler"},
+	// The negative control: the same binary and configuration, with
+	// GenericWorkload off in the scheduler only. The API server still serves
+	// PodGroups and keeps spec.schedulingGroup, but pods are placed one by one,
+	// as before KEP-4671; a suite that passes it is not checking gangs.
+	"no-gang": {Name: "no-gang", Config: reference, FeatureGates: "GenericWorkload=false", SchedulerName: "default-scheduler"},
+}
+
+// Lookup returns the profile called name.
+func Lookup(name string) (Profile, error) {
+	p, ok := profiles[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown reference scheduler profile %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return p, nil
+}
+
+// Names lists the profiles.
+func Names() []string {
+	var out []string
+	for n := range profiles {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,111 @@
+// Command gangconf is the harness's command line: it brings virtual clusters
+// up and down with the scheduler under test, and checks a negative control's
+// results against the failures it is expected to produce. The Makefile calls
+// it; settings come from the same environment variables.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/gangconf/gangconf/suites/framework/controls"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+const usage = `usage: gangconf <command> [flags]
+
+commands:
+  cluster-up      make a cluster (CLUSTER, PROVIDER) with the scheduler under test (SCHEDULER) running;
+                  writes $RESULTS/kubeconfig and leaves both running
+  cluster-down    stop the scheduler and remove the cluster made by cluster-up
+  check-controls  compare a negative control's report with the specs it must fail
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "cluster-up":
+		err = clusterUp(ctx)
+	case "cluster-down":
+		err = clusterDown()
+	case "check-controls":
+		err = checkControls(os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "gangconf: unknown command %q\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gangconf %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
+
+func clusterUp(ctx context.Context) error {
+	s := harness.FromEnv()
+	if s.Provider != "kwok" {
+		return fmt.Errorf("cluster-up makes kwok clusters only; PROVIDER=%s needs none", s.Provider)
+	}
+	env, err := harness.Up(ctx, s, true, logf)
+	if err != nil {
+		return err
+	}
+	kc := filepath.Join(s.Results, "kubeconfig")
+	data, err := os.ReadFile(env.Kubeconfig)
+	if err == nil {
+		err = os.WriteFile(kc, data, 0o600)
+	}
+	if err != nil {
+		_ = env.Down()
+		return err
+	}
+	logf("cluster %q (profile %s) is up with scheduler %s.", s.ClusterName, s.Cluster, s.Scheduler)
+	logf("  kubectl:       %s/kubectl --kubeconfig %s get nodes", s.BinDir, kc)
+	logf("  scheduler log: %s", env.SchedulerProcess.LogPath)
+	logf("  remove it:     make cluster-down")
+	return nil
+}
+
+func clusterDown() error {
+	s := harness.FromEnv()
+	env, err := harness.Attach(s)
+	if err != nil {
+		logf("nothing to remove: %v", err)
+		return nil
+	}
+	if err := env.Down(); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(s.Results, "kubeconfig"))
+	logf("cluster %q removed; its processes are stopped", s.ClusterName)
+	return nil
+}
+
+func checkControls(args []string) error {
+	fs := flag.NewFlagSet("check-controls", flag.ContinueOnError)
+	control := fs.String("control", "", "name of the negative control that ran")
+	report := fs.String("report", "", "ginkgo JSON report of the control's run")
+	record := fs.String("record", "", "record of which control fails which spec")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *control == "" || *report == "" || *record == "" {
+		return fmt.Errorf("needs -control, -report and -record")
+	}
+	return controls.CheckFiles(*control, *report, *record, os.Stdout)
+}

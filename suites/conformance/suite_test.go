@@ -1,0 +1,65 @@
+// Package conformance checks a scheduler against the PodGroup contract of
+// KEP-4671, black-box: it creates PodGroups and pods and asserts only what any
+// user of any scheduler can observe through the API.
+package conformance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+var (
+	f   *framework.Framework
+	env *harness.Env
+)
+
+func TestConformance(t *testing.T) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ginkgo.RunSpecs(t, "gangconf conformance")
+}
+
+// The first parallel process brings the cluster and the scheduler under test
+// up; every process then connects to it.
+var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
+	s := harness.FromEnv()
+	var err error
+	env, err = harness.Up(ctx, s, false, func(format string, args ...any) {
+		ginkgo.GinkgoWriter.Printf(format+"\n", args...)
+	})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName}.Encode()
+}, func(ctx context.Context, data []byte) {
+	shared, err := framework.DecodeShared(data)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	f, err = framework.New(shared)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+}, ginkgo.NodeTimeout(5*time.Minute))
+
+// The first process tears down what it brought up, after every other process
+// is done; Ginkgo runs this on Ctrl-C too.
+var _ = ginkgo.SynchronizedAfterSuite(func() {}, func() {
+	if env != nil {
+		gomega.Expect(env.Down()).To(gomega.Succeed())
+	}
+})
+
+// The results bundle: JUnit for CI, the JSON report for the controls check
+// and the report generator.
+var _ = ginkgo.ReportAfterSuite("results bundle", func(r ginkgo.Report) {
+	dir := harness.FromEnv().Results
+	gomega.Expect(os.MkdirAll(dir, 0o755)).To(gomega.Succeed())
+	gomega.Expect(reporters.GenerateJUnitReportWithConfig(r, filepath.Join(dir, "junit_01.xml"),
+		reporters.JunitReportConfig{OmitTimelinesForSpecState: types.SpecStatePassed})).To(gomega.Succeed())
+	gomega.Expect(reporters.GenerateJSONReport(r, filepath.Join(dir, "ginkgo-report.json"))).To(gomega.Succeed())
+})

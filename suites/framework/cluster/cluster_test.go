@@ -1,0 +1,149 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
+
+	"github.com/gangconf/gangconf/fixtures"
+)
+
+func ciSmall(t *testing.T) NodeSpec {
+	t.Helper()
+	p, err := fixtures.LoadProfile("ci-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ProfileNodes(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestProfileNodeCarriesShapeAndPlace(t *testing.T) {
+	s := ciSmall(t)
+	n := s.Node(31)
+	if n.Name != "gpu-8x-00031" {
+		t.Errorf("name = %s", n.Name)
+	}
+	gpu := n.Status.Allocatable[fixtures.ResourceGPU]
+	if gpu.Value() != 8 {
+		t.Errorf("allocatable GPUs = %s", gpu.String())
+	}
+	want := map[string]string{
+		fixtures.LabelRack: "rack-3", fixtures.LabelBlock: "block-1", fixtures.LabelZone: "zone-0",
+		LabelNodeSet: "ci-small", "node.kubernetes.io/instance-type": "gpu-8x-h100",
+	}
+	for k, v := range want {
+		if n.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, n.Labels[k], v)
+		}
+	}
+}
+
+func TestCreateNodesAndWaitReady(t *testing.T) {
+	cs := fake.NewClientset()
+	s := ciSmall(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := CreateNodes(ctx, cs, s); err != nil {
+		t.Fatal(err)
+	}
+	nodes, _ := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if len(nodes.Items) != 32 {
+		t.Fatalf("%d nodes, want 32", len(nodes.Items))
+	}
+	// Creating again is harmless: existing nodes are kept.
+	if err := CreateNodes(ctx, cs, s); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- WaitNodesReady(ctx, cs, s.Selector(), 32) }()
+	// kwok's job, played here: mark each node Ready.
+	for _, n := range nodes.Items {
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, &n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWaitNodesReadyReportsHowManyWereReady(t *testing.T) {
+	cs := fake.NewClientset()
+	s := ciSmall(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if err := CreateNodes(ctx, cs, s); err != nil {
+		t.Fatal(err)
+	}
+	err := WaitNodesReady(ctx, cs, s.Selector(), 32)
+	if err == nil || !strings.Contains(err.Error(), "0 of 32 nodes Ready") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSlicePinsPodsToItsNodes(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	// Nodes in a fake clientset never turn Ready: NewSlice reports that.
+	_, err := NewSlice(ctx, cs, "spec-a", "gpu-8x", 2, 2)
+	if err == nil || !strings.Contains(err.Error(), "slice spec-a") {
+		t.Fatalf("err = %v", err)
+	}
+	nodes, _ := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if len(nodes.Items) != 2 || len(nodes.Items[0].Spec.Taints) != 1 {
+		t.Fatalf("slice nodes = %+v", nodes.Items)
+	}
+	sl := &Slice{ID: "spec-a"}
+	var p corev1.Pod
+	sl.Pin(&p)
+	if p.Spec.NodeSelector[LabelSlice] != "spec-a" {
+		t.Errorf("selector = %v", p.Spec.NodeSelector)
+	}
+	taint := nodes.Items[0].Spec.Taints[0]
+	if !p.Spec.Tolerations[0].ToleratesTaint(klog.Background(), &taint, false) {
+		t.Errorf("pod does not tolerate its slice's taint %v", taint)
+	}
+	if _, err := NewSlice(ctx, cs, "spec-b", "gpu-8x", 3, 2); err == nil {
+		t.Error("a slice that does not fill its racks was accepted")
+	}
+}
+
+func TestKwokBadInput(t *testing.T) {
+	dir := t.TempDir()
+	_, err := UpKwok(context.Background(), KwokOptions{Name: "x", BinDir: dir, WorkDir: filepath.Join(dir, "w")})
+	if err == nil || !strings.Contains(err.Error(), "kube-apiserver not found (run `make build` first)") {
+		t.Fatalf("missing binaries: %v", err)
+	}
+	_, err = UpKwok(context.Background(), KwokOptions{Name: "x", BinDir: dir + " copy", WorkDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "contains a space") {
+		t.Fatalf("path with a space: %v", err)
+	}
+	for _, b := range Binaries {
+		if err := os.WriteFile(filepath.Join(dir, b), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := filepath.Join(dir, "w")
+	if err := os.MkdirAll(filepath.Join(work, "clusters", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = UpKwok(context.Background(), KwokOptions{Name: "x", BinDir: dir, WorkDir: work})
+	if !errors.Is(err, ErrClusterExists) || !strings.Contains(err.Error(), "make cluster-down") {
+		t.Fatalf("second cluster-up: %v", err)
+	}
+}

@@ -1,0 +1,232 @@
+// Package cluster brings up and tears down the virtual clusters gangconf runs
+// on: the pinned v1.37.2 control plane under kwokctl's binary runtime, with
+// kwok fake nodes made from a fixtures profile.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/e2e-framework/support/kwok"
+)
+
+// Gates and runtime config every gangconf cluster serves: the PodGroup API of
+// KEP-4671 on the API server and in the controller manager (which runs the
+// PodGroup protection controller).
+const (
+	FeatureGates  = "GenericWorkload=true"
+	RuntimeConfig = "scheduling.k8s.io/v1beta1=true"
+)
+
+// Binaries the kwok provider needs from the build directory.
+var Binaries = []string{"kube-apiserver", "kube-controller-manager", "etcd", "kwok", "kwokctl"}
+
+// KwokOptions says how to make a kwok cluster.
+type KwokOptions struct {
+	// Name is the kwokctl cluster name.
+	Name string
+	// BinDir holds the pinned binaries (make build writes them).
+	BinDir string
+	// WorkDir is kwokctl's KWOK_WORKDIR: every file of the cluster lives
+	// under it, so runs do not collide and removing it removes everything.
+	WorkDir string
+	// FeatureGates and RuntimeConfig go to the API server and controller
+	// manager; empty means the package defaults.
+	FeatureGates  string
+	RuntimeConfig string
+	// Wait bounds how long kwokctl waits for the control plane.
+	Wait time.Duration
+}
+
+// Kwok is a running kwok cluster.
+type Kwok struct {
+	opts       KwokOptions
+	provider   *kwok.Cluster
+	Kubeconfig string
+}
+
+// kwokConfig raises kwok's stage parallelism from its defaults, so thousands
+// of nodes become Ready in seconds rather than a minute, and bound pods turn
+// Running without a queue.
+const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  nodePlayStageParallelism: 32
+  podPlayStageParallelism: 32
+  nodeLeaseParallelism: 32
+`
+
+// ErrClusterExists is returned when a cluster of that name is already up.
+var ErrClusterExists = errors.New("cluster already exists")
+
+// CheckBinaries reports the first binary missing from dir, with what to do.
+func CheckBinaries(dir string, names ...string) error {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return fmt.Errorf("binary %s not found (run `make build` first)", p)
+		}
+	}
+	return nil
+}
+
+// clusterDir is where kwokctl keeps the cluster's files.
+func (o KwokOptions) clusterDir() string { return filepath.Join(o.WorkDir, "clusters", o.Name) }
+
+// Exists says whether kwokctl already has a cluster of this name.
+func (o KwokOptions) Exists() bool {
+	_, err := os.Stat(o.clusterDir())
+	return err == nil
+}
+
+func (o KwokOptions) validate() error {
+	if o.Name == "" || o.BinDir == "" || o.WorkDir == "" {
+		return fmt.Errorf("kwok cluster needs a name, a binary directory and a work directory")
+	}
+	// e2e-framework hands kwokctl one command line split on spaces.
+	for _, p := range []string{o.BinDir, o.WorkDir} {
+		if strings.ContainsAny(p, " \t'\"") {
+			return fmt.Errorf("path %q contains a space or quote, which kwokctl's command line cannot carry", p)
+		}
+	}
+	return CheckBinaries(o.BinDir, Binaries...)
+}
+
+// UpKwok creates a kwok cluster with the pinned binaries and returns once its
+// API server answers. On any failure it removes what it made.
+func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if o.FeatureGates == "" {
+		o.FeatureGates = FeatureGates
+	}
+	if o.RuntimeConfig == "" {
+		o.RuntimeConfig = RuntimeConfig
+	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Minute
+	}
+	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
+		return nil, err
+	}
+	o.WorkDir, _ = filepath.Abs(o.WorkDir)
+	o.BinDir, _ = filepath.Abs(o.BinDir)
+	if o.Exists() {
+		return nil, fmt.Errorf("%w: kwok cluster %q is already up (files in %s); run `make cluster-down` first", ErrClusterExists, o.Name, o.clusterDir())
+	}
+	// kwokctl finds its work directory through the environment only.
+	if err := os.Setenv("KWOK_WORKDIR", o.WorkDir); err != nil {
+		return nil, err
+	}
+	configPath := filepath.Join(o.WorkDir, o.Name+"-kwok.yaml")
+	if err := os.WriteFile(configPath, []byte(kwokConfig), 0o644); err != nil {
+		return nil, err
+	}
+	provider := kwok.NewCluster(o.Name)
+	provider.WithPath(filepath.Join(o.BinDir, "kwokctl"))
+	provider.WithOpts(kwok.WithWaitDuration(o.Wait))
+	k := &Kwok{opts: o, provider: provider}
+
+	bin := func(n string) string { return filepath.Join(o.BinDir, n) }
+	args := []string{
+		"--config=" + configPath,
+		"--runtime=binary",
+		"--kube-apiserver-binary=" + bin("kube-apiserver"),
+		"--kube-controller-manager-binary=" + bin("kube-controller-manager"),
+		"--kwok-controller-binary=" + bin("kwok"),
+		"--etcd-binary=" + bin("etcd"),
+		"--kube-feature-gates=" + o.FeatureGates,
+		"--kube-runtime-config=" + o.RuntimeConfig,
+		// The harness runs the scheduler under test itself.
+		"--disable=kube-scheduler",
+		"--disable-qps-limits",
+		// Keep the user's own kubeconfig untouched.
+		"--kubeconfig=" + filepath.Join(o.WorkDir, o.Name+"-unused.kubeconfig"),
+	}
+	if _, err := provider.Create(ctx, args...); err != nil {
+		k.cleanupAfterFailure()
+		return nil, fmt.Errorf("kwok cluster %q did not come up: %w", o.Name, err)
+	}
+	k.Kubeconfig = filepath.Join(o.clusterDir(), "kubeconfig.yaml")
+	if _, err := os.Stat(k.Kubeconfig); err != nil {
+		k.cleanupAfterFailure()
+		return nil, fmt.Errorf("kwok cluster %q has no kubeconfig at %s: %w", o.Name, k.Kubeconfig, err)
+	}
+	// e2e-framework wrote its own copy into the temp directory; ours is the
+	// one in the work directory, so the temp copy goes.
+	_ = os.Remove(provider.GetKubeconfig())
+	return k, nil
+}
+
+// AttachKwok returns a handle on a kwok cluster made earlier (by another
+// process), so it can be torn down.
+func AttachKwok(o KwokOptions) (*Kwok, error) {
+	o.WorkDir, _ = filepath.Abs(o.WorkDir)
+	o.BinDir, _ = filepath.Abs(o.BinDir)
+	if !o.Exists() {
+		return nil, fmt.Errorf("no kwok cluster %q in %s", o.Name, o.WorkDir)
+	}
+	if err := os.Setenv("KWOK_WORKDIR", o.WorkDir); err != nil {
+		return nil, err
+	}
+	provider := kwok.NewCluster(o.Name)
+	provider.WithPath(filepath.Join(o.BinDir, "kwokctl"))
+	return &Kwok{opts: o, provider: provider, Kubeconfig: filepath.Join(o.clusterDir(), "kubeconfig.yaml")}, nil
+}
+
+// ExportLogs copies the control plane's logs into dir.
+func (k *Kwok) ExportLogs(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	src := filepath.Join(k.opts.clusterDir(), "logs")
+	entries, err := os.ReadDir(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Down stops every process of the cluster (kwokctl stops them by the PIDs it
+// recorded) and removes its files. It uses its own deadline, so that it also
+// runs after the caller's context was cancelled by Ctrl-C.
+func (k *Kwok) Down() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := k.provider.Destroy(ctx)
+	_ = os.Remove(filepath.Join(k.opts.WorkDir, k.opts.Name+"-kwok.yaml"))
+	_ = os.Remove(filepath.Join(k.opts.WorkDir, k.opts.Name+"-unused.kubeconfig"))
+	return err
+}
+
+// cleanupAfterFailure removes a half-made cluster. kwokctl may have started
+// some components before failing; its delete stops whatever has a PID file.
+func (k *Kwok) cleanupAfterFailure() {
+	if !k.opts.Exists() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(k.opts.BinDir, "kwokctl"), "delete", "cluster", "--name", k.opts.Name)
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+k.opts.WorkDir)
+	_ = cmd.Run()
+}

@@ -1,0 +1,197 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/gangconf/gangconf/fixtures"
+)
+
+// Labels and annotations on every node the harness makes.
+const (
+	// LabelNodeSet names the node set a node belongs to (a profile, or a
+	// spec's private slice), so a set can be counted and removed as one.
+	LabelNodeSet = "gangconf.io/node-set"
+	// annotationKwokNode marks a node as kwok's to manage (kwokctl's other
+	// runtimes select nodes by it; the binary runtime manages all nodes).
+	annotationKwokNode = "kwok.x-k8s.io/node"
+	// nodeWorkers is how many node creates run at once. 32 keeps a 2-core
+	// machine's API server busy without piling up requests.
+	nodeWorkers = 32
+)
+
+// NodeSpec says which nodes to make: Count nodes of Shape, named
+// Prefix-00000..., laid out over Topology.
+type NodeSpec struct {
+	Set    fixtures.NodeSet
+	Shape  *fixtures.NodeShape
+	Prefix string
+	// SetName goes to the LabelNodeSet label.
+	SetName string
+	// Labels and Taints are added to every node (a spec's slice uses them to
+	// keep other specs' pods off its nodes).
+	Labels map[string]string
+	Taints []corev1.Taint
+}
+
+// ProfileNodes is the NodeSpec of a cluster profile.
+func ProfileNodes(p *fixtures.Profile) (NodeSpec, error) {
+	shape, err := fixtures.Shape(p.Nodes.Shape)
+	if err != nil {
+		return NodeSpec{}, err
+	}
+	return NodeSpec{Set: p.Nodes, Shape: shape, Prefix: p.Nodes.Shape, SetName: p.Name}, nil
+}
+
+// Node builds node i of the spec.
+func (s NodeSpec) Node(i int) *corev1.Node {
+	zone, block, rack := s.Set.Place(i)
+	lbl := map[string]string{
+		"type":                          "kwok",
+		LabelNodeSet:                    s.SetName,
+		fixtures.LabelZone:              zone,
+		fixtures.LabelBlock:             block,
+		fixtures.LabelRack:              rack,
+		corev1.LabelOSStable:            "linux",
+		corev1.LabelArchStable:          "amd64",
+		corev1.LabelHostname:            s.name(i),
+		"kubernetes.io/role":            "agent",
+		"node-role.kubernetes.io/agent": "",
+	}
+	for k, v := range s.Shape.Labels {
+		lbl[k] = v
+	}
+	for k, v := range s.Labels {
+		lbl[k] = v
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        s.name(i),
+			Labels:      lbl,
+			Annotations: map[string]string{annotationKwokNode: "fake"},
+		},
+		Spec: corev1.NodeSpec{Taints: s.Taints},
+		Status: corev1.NodeStatus{
+			Capacity:    s.Shape.Capacity.DeepCopy(),
+			Allocatable: s.Shape.Capacity.DeepCopy(),
+			Phase:       corev1.NodeRunning,
+		},
+	}
+}
+
+func (s NodeSpec) name(i int) string { return fmt.Sprintf("%s-%05d", s.Prefix, i) }
+
+// Selector selects the nodes of the spec.
+func (s NodeSpec) Selector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{LabelNodeSet: s.SetName})
+}
+
+// CreateNodes creates the spec's nodes in parallel. Nodes that already exist
+// are left as they are.
+func CreateNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error {
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	errs := make(chan error, nodeWorkers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < nodeWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= s.Set.Count || ctx.Err() != nil {
+					return
+				}
+				_, err := cs.CoreV1().Nodes().Create(ctx, s.Node(i), metav1.CreateOptions{})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					errs <- fmt.Errorf("create node %s: %w", s.name(i), err)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// WaitNodesReady blocks until n nodes matching sel report Ready, watching
+// nodes through an informer rather than polling the API server.
+func WaitNodesReady(ctx context.Context, cs kubernetes.Interface, sel labels.Selector, n int) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }))
+	inf := factory.Core().V1().Nodes().Informer()
+	changed := make(chan struct{}, 1)
+	poke := func(any) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    poke,
+		UpdateFunc: func(_, o any) { poke(o) },
+		DeleteFunc: poke,
+	}); err != nil {
+		return err
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return fmt.Errorf("waiting for %d Ready nodes: %w", n, ctx.Err())
+	}
+	ready := 0
+	for {
+		ready = 0
+		for _, o := range inf.GetStore().List() {
+			if NodeReady(o.(*corev1.Node)) {
+				ready++
+			}
+		}
+		if ready >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d nodes Ready: %w", ready, n, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// NodeReady says whether the node's Ready condition is True.
+func NodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// DeleteNodes removes the spec's nodes and waits until they are gone.
+func DeleteNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error {
+	sel := s.Selector().String()
+	if err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+		return fmt.Errorf("delete nodes %s: %w", sel, err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		return err == nil && len(l.Items) == 0, nil
+	})
+}

@@ -1,0 +1,155 @@
+// Package controls holds the record of how each conformance spec is known to
+// fail: which negative control (a scheduler that breaks the rule) fails it,
+// or which crafted test feeds its assertion a bad case. A check that nothing
+// can fail proves nothing; this record is what shows each one can.
+package controls
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+	"sigs.k8s.io/yaml"
+)
+
+// Entry is how one spec is known to fail.
+type Entry struct {
+	// Spec is the spec's full text, as Ginkgo reports it.
+	Spec string `json:"spec"`
+	// KilledBy lists the negative controls that must fail this spec.
+	KilledBy []string `json:"killedBy,omitempty"`
+	// Crafted names a test that feeds the spec's assertion a recorded bad
+	// case, for specs that no control breaks.
+	Crafted string `json:"crafted,omitempty"`
+}
+
+// Record is the whole file.
+type Record struct {
+	Specs []Entry `json:"specs"`
+}
+
+// Load reads a record file and checks that every entry has a way to fail.
+func Load(path string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := yaml.UnmarshalStrict(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for _, e := range r.Specs {
+		if seen[e.Spec] {
+			return nil, fmt.Errorf("%s: spec %q listed twice", path, e.Spec)
+		}
+		seen[e.Spec] = true
+		if len(e.KilledBy) == 0 && e.Crafted == "" {
+			return nil, fmt.Errorf("%s: spec %q has no control and no crafted case that fails it", path, e.Spec)
+		}
+	}
+	return &r, nil
+}
+
+// Outcome is what one spec did in a run.
+type Outcome struct {
+	Spec  string
+	State types.SpecState
+}
+
+// ReadReport reads the outcomes of every spec from a Ginkgo JSON report.
+func ReadReport(path string) ([]Outcome, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		return nil, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	}
+	var out []Outcome
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt {
+				continue
+			}
+			out = append(out, Outcome{Spec: s.FullText(), State: s.State})
+		}
+	}
+	return out, nil
+}
+
+// Check compares a control's run with the record: every spec the record says
+// the control kills must have failed, and every other spec that ran must have
+// passed. Specs missing from the record are an error too, so no spec goes
+// without a recorded way to fail.
+func (r *Record) Check(control string, outcomes []Outcome) []string {
+	byName := map[string]Entry{}
+	for _, e := range r.Specs {
+		byName[e.Spec] = e
+	}
+	var problems []string
+	ran := map[string]bool{}
+	for _, o := range outcomes {
+		ran[o.Spec] = true
+		e, ok := byName[o.Spec]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("spec %q is not in the record of controls: say which control or crafted case fails it", o.Spec))
+			continue
+		}
+		mustFail := contains(e.KilledBy, control)
+		failed := o.State.Is(types.SpecStateFailureStates)
+		switch {
+		case o.State == types.SpecStateSkipped || o.State == types.SpecStatePending:
+		case mustFail && !failed:
+			problems = append(problems, fmt.Sprintf("control %s PASSED %q, which it must fail: the spec does not detect what %s breaks", control, o.Spec, control))
+		case !mustFail && failed:
+			problems = append(problems, fmt.Sprintf("control %s failed %q, which it is not expected to fail (%s)", control, o.Spec, o.State))
+		}
+	}
+	for _, e := range r.Specs {
+		if contains(e.KilledBy, control) && !ran[e.Spec] {
+			problems = append(problems, fmt.Sprintf("control %s must fail %q, but that spec did not run", control, e.Spec))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+// CheckFiles runs Check on files and writes a summary; it returns an error
+// when the control did not fail exactly what it should.
+func CheckFiles(control, reportPath, recordPath string, w io.Writer) error {
+	rec, err := Load(recordPath)
+	if err != nil {
+		return err
+	}
+	outcomes, err := ReadReport(reportPath)
+	if err != nil {
+		return err
+	}
+	problems := rec.Check(control, outcomes)
+	killed := 0
+	for _, o := range outcomes {
+		if o.State.Is(types.SpecStateFailureStates) {
+			killed++
+		}
+	}
+	fmt.Fprintf(w, "control %s: %d specs ran, %d failed as recorded in %s\n", control, len(outcomes), killed, recordPath)
+	if len(problems) > 0 {
+		return fmt.Errorf("control %s does not match its record:\n  %s", control, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+package controls
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+const record = `specs:
+- spec: quorum holds
+  killedBy: [no-gang]
+- spec: api served
+  killedBy: [no-api]
+`
+
+func load(t *testing.T, text string) (*Record, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "controls.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(p)
+}
+
+func TestControlMustFailItsSpecs(t *testing.T) {
+	r, err := load(t, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}}
+	if p := r.Check("no-gang", ok); len(p) != 0 {
+		t.Fatalf("a control failing exactly its specs was rejected: %v", p)
+	}
+	passed := []Outcome{{"quorum holds", types.SpecStatePassed}, {"api served", types.SpecStatePassed}}
+	p := r.Check("no-gang", passed)
+	if len(p) != 1 || !strings.Contains(p[0], "PASSED") {
+		t.Fatalf("a control passing a spec it must fail was accepted: %v", p)
+	}
+	extra := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStateFailed}}
+	if p := r.Check("no-gang", extra); len(p) != 1 || !strings.Contains(p[0], "not expected") {
+		t.Fatalf("an unexpected failure was accepted: %v", p)
+	}
+	timedOut := []Outcome{{"quorum holds", types.SpecStateTimedout}, {"api served", types.SpecStatePassed}}
+	if p := r.Check("no-gang", timedOut); len(p) != 0 {
+		t.Fatalf("a timeout counts as a failure: %v", p)
+	}
+}
+
+func TestEverySpecNeedsARecord(t *testing.T) {
+	r, err := load(t, record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := r.Check("no-gang", []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}, {"new spec", types.SpecStatePassed}})
+	if len(p) != 1 || !strings.Contains(p[0], `"new spec" is not in the record`) {
+		t.Fatalf("a spec without a record was accepted: %v", p)
+	}
+	p = r.Check("no-gang", []Outcome{{"api served", types.SpecStatePassed}})
+	if len(p) != 1 || !strings.Contains(p[0], "did not run") {
+		t.Fatalf("a recorded spec that did not run was accepted: %v", p)
+	}
+}
+
+func TestRecordRejectsSpecsWithNoWayToFail(t *testing.T) {
+	if _, err := load(t, "specs:\n- spec: unfalsifiable\n"); err == nil || !strings.Contains(err.Error(), "no control and no crafted case") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := load(t, record+"- spec: api served\n  killedBy: [x]\n"); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := load(t, "specs:\n- spec: a\n  kiledBy: [x]\n"); err == nil {
+		t.Fatal("a misspelt field was accepted")
+	}
+}
+
+func TestConformanceRecordLoads(t *testing.T) {
+	if _, err := Load("../../conformance/controls.yaml"); err != nil {
+		t.Fatal(err)
+	}
+}

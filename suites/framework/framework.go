@@ -1,0 +1,122 @@
+// Package framework is what the conformance suites and the benchmarks share:
+// the run's settings and clients, and per-spec setup (a namespace and a
+// private slice of nodes) that cleans up after itself.
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+// LabelRun marks every namespace the harness creates, so it can be found and
+// removed, and nothing else touched.
+const LabelRun = "gangconf.io/run"
+
+// Shared is what the first parallel process hands every other one.
+type Shared struct {
+	Kubeconfig    string `json:"kubeconfig"`
+	SchedulerName string `json:"schedulerName"`
+}
+
+// Encode and DecodeShared carry Shared between Ginkgo's parallel processes.
+func (s Shared) Encode() []byte { b, _ := json.Marshal(s); return b }
+
+// DecodeShared is the inverse of Encode.
+func DecodeShared(b []byte) (Shared, error) {
+	var s Shared
+	return s, json.Unmarshal(b, &s)
+}
+
+// Framework is one parallel process's view of the run.
+type Framework struct {
+	Shared
+	Client kubernetes.Interface
+}
+
+// New connects to the run's cluster.
+func New(s Shared) (*Framework, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = -1, -1
+	// The API warns on every PodGroup call that v1beta1 goes in v1.43.
+	cfg.WarningHandler = rest.NoWarnings{}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Framework{Shared: s, Client: cs}, nil
+}
+
+// Spec is one spec's private world: a namespace, and the node slices it asks for.
+type Spec struct {
+	f         *Framework
+	ID        string
+	Namespace string
+	slices    []*cluster.Slice
+}
+
+// NewSpec makes a namespace for the current spec and registers its removal.
+func (f *Framework) NewSpec(ctx context.Context) *Spec {
+	ginkgo.GinkgoHelper()
+	id := "gc-" + randomID()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: map[string]string{LabelRun: "true"}}}
+	_, err := f.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create namespace %s", id)
+	s := &Spec{f: f, ID: id, Namespace: id}
+	ginkgo.DeferCleanup(s.cleanup)
+	return s
+}
+
+// Slice creates count nodes of shape (racks of perRack) for this spec alone.
+func (s *Spec) Slice(ctx context.Context, shape string, count, perRack int) *cluster.Slice {
+	ginkgo.GinkgoHelper()
+	sl, err := cluster.NewSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create node slice %s", s.ID)
+	s.slices = append(s.slices, sl)
+	return sl
+}
+
+// cleanup removes the spec's pods first (at once: kwok pods have no kubelet
+// to wait for), then its nodes, then its namespace.
+func (s *Spec) cleanup(ctx context.Context) {
+	zero := int64(0)
+	_ = s.f.Client.CoreV1().Pods(s.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	for _, sl := range s.slices {
+		_ = sl.Delete(ctx, s.f.Client)
+	}
+	_ = s.f.Client.CoreV1().Namespaces().Delete(ctx, s.Namespace, metav1.DeleteOptions{})
+}
+
+// Gang returns a gang in this spec's namespace, pinned to the slice, with
+// the scheduler under test's name.
+func (s *Spec) Gang(name string, sl *cluster.Slice) *gang.Gang {
+	g := &gang.Gang{Namespace: s.Namespace, Name: name, SchedulerName: s.f.SchedulerName}
+	if sl != nil {
+		g.Pin = sl.Pin
+	}
+	return g
+}
+
+func randomID() string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	return hex.EncodeToString(b)
+}

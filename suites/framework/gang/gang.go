@@ -1,0 +1,157 @@
+// Package gang builds PodGroups and their member pods from the fixtures'
+// templates, creates them, and reads back what the scheduler did with them.
+package gang
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gangconf/gangconf/fixtures"
+)
+
+// LabelGang names the PodGroup a pod belongs to, so a gang's pods can be
+// listed with a selector (spec.schedulingGroup is not a selectable field).
+const LabelGang = "gangconf.io/gang"
+
+// Gang is a PodGroup and the member pods the harness creates for it.
+type Gang struct {
+	Namespace string
+	Name      string
+	// MinCount is the gang policy's quorum; Basic selects the basic policy
+	// instead (no quorum).
+	MinCount int32
+	Basic    bool
+	// Members is how many pods to create.
+	Members int
+	// Requests of each member pod's container.
+	Requests corev1.ResourceList
+	// SchedulerName the pods name; empty leaves the default.
+	SchedulerName string
+	// PriorityClassName of the PodGroup and its pods.
+	PriorityClassName string
+	// Pin, if set, is applied to each pod (a node slice's toleration and
+	// selector).
+	Pin func(*corev1.Pod)
+}
+
+// GPUs is a request for n nvidia.com/gpu (and nothing else).
+func GPUs(n int64) corev1.ResourceList {
+	return corev1.ResourceList{fixtures.ResourceGPU: *resource.NewQuantity(n, resource.DecimalSI)}
+}
+
+// PodGroup builds the gang's PodGroup from the template.
+func (g *Gang) PodGroup() (*schedulingv1beta1.PodGroup, error) {
+	pg, err := fixtures.PodGroup()
+	if err != nil {
+		return nil, err
+	}
+	pg.Namespace, pg.Name = g.Namespace, g.Name
+	if g.Basic {
+		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}
+	} else {
+		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinCount}}
+	}
+	pg.Spec.PriorityClassName = g.PriorityClassName
+	return pg, nil
+}
+
+// Pod builds member pod i from the template.
+func (g *Gang) Pod(i int) (*corev1.Pod, error) {
+	p, err := fixtures.Pod()
+	if err != nil {
+		return nil, err
+	}
+	p.Namespace = g.Namespace
+	p.Name = fmt.Sprintf("%s-%d", g.Name, i)
+	if p.Labels == nil {
+		p.Labels = map[string]string{}
+	}
+	p.Labels[LabelGang] = g.Name
+	name := g.Name
+	p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+	p.Spec.SchedulerName = g.SchedulerName
+	p.Spec.PriorityClassName = g.PriorityClassName
+	p.Spec.Containers[0].Resources.Requests = g.Requests.DeepCopy()
+	p.Spec.Containers[0].Resources.Limits = g.Requests.DeepCopy()
+	if g.Pin != nil {
+		g.Pin(p)
+	}
+	return p, nil
+}
+
+// CreatePodGroup creates the PodGroup.
+func (g *Gang) CreatePodGroup(ctx context.Context, cs kubernetes.Interface) (*schedulingv1beta1.PodGroup, error) {
+	pg, err := g.PodGroup()
+	if err != nil {
+		return nil, err
+	}
+	return cs.SchedulingV1beta1().PodGroups(g.Namespace).Create(ctx, pg, metav1.CreateOptions{})
+}
+
+// CreatePods creates member pods from..to-1.
+func (g *Gang) CreatePods(ctx context.Context, cs kubernetes.Interface, from, to int) error {
+	for i := from; i < to; i++ {
+		p, err := g.Pod(i)
+		if err != nil {
+			return err
+		}
+		if _, err := cs.CoreV1().Pods(g.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// Create creates the PodGroup, then all its member pods.
+func (g *Gang) Create(ctx context.Context, cs kubernetes.Interface) error {
+	if _, err := g.CreatePodGroup(ctx, cs); err != nil {
+		return fmt.Errorf("create podgroup %s/%s: %w", g.Namespace, g.Name, err)
+	}
+	return g.CreatePods(ctx, cs, 0, g.Members)
+}
+
+// Selector selects the gang's pods.
+func (g *Gang) Selector() string {
+	return labels.SelectorFromSet(labels.Set{LabelGang: g.Name}).String()
+}
+
+// Pods lists the gang's pods.
+func (g *Gang) Pods(ctx context.Context, cs kubernetes.Interface) ([]corev1.Pod, error) {
+	l, err := cs.CoreV1().Pods(g.Namespace).List(ctx, metav1.ListOptions{LabelSelector: g.Selector()})
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// Bound counts the gang's pods that have a node.
+func (g *Gang) Bound(ctx context.Context, cs kubernetes.Interface) (int, error) {
+	pods, err := g.Pods(ctx, cs)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Condition returns the PodGroup's condition of type t, or nil.
+func (g *Gang) Condition(ctx context.Context, cs kubernetes.Interface, t string) (*metav1.Condition, error) {
+	pg, err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return meta.FindStatusCondition(pg.Status.Conditions, t), nil
+}

@@ -1,0 +1,306 @@
+// Package harness puts a run together from its settings: a cluster from a
+// provider, its nodes, and the scheduler under test. Whatever it starts it
+// stops, on success, on failure and on Ctrl-C.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gangconf/gangconf/fixtures"
+	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/scheduler"
+)
+
+// clusterControls are negative controls that change the cluster, not only
+// the scheduler: each runs the no-gang scheduler on a cluster without the API.
+var clusterControls = map[string]cluster.KwokOptions{
+	// A cluster from before KEP-4671: GenericWorkload off everywhere and
+	// scheduling.k8s.io/v1beta1 not served.
+	"no-api": {FeatureGates: "GenericWorkload=false", RuntimeConfig: "scheduling.k8s.io/v1beta1=false"},
+}
+
+// schedulerProfile is the reference scheduler profile a SCHEDULER runs.
+func schedulerProfile(name string) string {
+	if _, ok := clusterControls[name]; ok {
+		return "no-gang"
+	}
+	return name
+}
+
+// Settings are what a user chooses, from the Makefile's variables.
+type Settings struct {
+	// Provider of the cluster: kwok (made here) or existing (KUBECONFIG).
+	Provider string
+	// Cluster is the fixtures profile of a kwok cluster.
+	Cluster string
+	// Scheduler under test: a reference profile (reference, no-gang), or
+	// external (already running; only SchedulerName is known).
+	Scheduler string
+	// SchedulerName is what pods name in spec.schedulerName.
+	SchedulerName string
+	// Kubeconfig of an existing cluster.
+	Kubeconfig string
+	// Results is the results directory; logs go to Results/logs.
+	Results string
+	// BinDir holds the pinned binaries.
+	BinDir string
+	// WorkDir holds clusters' files (kwokctl's work directory).
+	WorkDir string
+	// ClusterName is the kwokctl cluster name.
+	ClusterName string
+	// SchedulerPort is the scheduler's secure port; 0 picks a free one.
+	SchedulerPort int
+}
+
+// Environment variable names, shared by the Makefile, the CLI and the suites.
+const (
+	EnvProvider      = "PROVIDER"
+	EnvCluster       = "CLUSTER"
+	EnvScheduler     = "SCHEDULER"
+	EnvSchedulerName = "SCHEDULER_NAME"
+	EnvKubeconfig    = "KUBECONFIG"
+	EnvResults       = "RESULTS"
+	EnvBinDir        = "BIN_DIR"
+	EnvWorkDir       = "WORK_DIR"
+	EnvClusterName   = "CLUSTER_NAME"
+)
+
+// FromEnv reads settings from the environment, with the Makefile's defaults.
+func FromEnv() Settings {
+	get := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	return Settings{
+		Provider:      get(EnvProvider, "kwok"),
+		Cluster:       get(EnvCluster, "ci-small"),
+		Scheduler:     get(EnvScheduler, "reference"),
+		SchedulerName: os.Getenv(EnvSchedulerName),
+		Kubeconfig:    os.Getenv(EnvKubeconfig),
+		Results:       get(EnvResults, "_output/results"),
+		BinDir:        get(EnvBinDir, "_output/bin"),
+		WorkDir:       get(EnvWorkDir, "_output/kwok"),
+		ClusterName:   get(EnvClusterName, "gangconf"),
+	}
+}
+
+// Validate checks the settings before anything starts, so bad input never
+// leaves half a cluster behind.
+func (s *Settings) Validate() error {
+	switch s.Provider {
+	case "kwok":
+		if _, err := fixtures.LoadProfile(s.Cluster); err != nil {
+			return err
+		}
+		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
+			return err
+		}
+	case "existing":
+		if s.Kubeconfig == "" {
+			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
+		}
+		if _, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
+			return fmt.Errorf("KUBECONFIG %s is not a usable kubeconfig: %w", s.Kubeconfig, err)
+		}
+	default:
+		return fmt.Errorf("unknown PROVIDER %q (known: kwok, existing)", s.Provider)
+	}
+	switch {
+	case s.Scheduler == "external":
+		if s.SchedulerName == "" {
+			return errors.New("SCHEDULER=external needs SCHEDULER_NAME=<the schedulerName it serves>")
+		}
+	default:
+		prof, err := refconfig.Lookup(schedulerProfile(s.Scheduler))
+		if err != nil {
+			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
+		}
+		if _, ok := clusterControls[s.Scheduler]; ok && s.Provider != "kwok" {
+			return fmt.Errorf("SCHEDULER=%s changes the cluster's API server, so it needs PROVIDER=kwok", s.Scheduler)
+		}
+		if s.SchedulerName == "" {
+			s.SchedulerName = prof.SchedulerName
+		}
+		if err := cluster.CheckBinaries(s.BinDir, "reference-scheduler"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Env is a cluster with its scheduler under test, ready for specs.
+type Env struct {
+	Settings
+	// Kubeconfig is where clients find the cluster.
+	Kubeconfig string
+	Kwok       *cluster.Kwok
+	// SchedulerProcess is the scheduler under test when the harness runs it.
+	SchedulerProcess *scheduler.Process
+	// NodesReadyAfter is how long the profile's nodes took to be Ready once
+	// the control plane was up.
+	NodesReadyAfter time.Duration
+	// ControlPlaneUpAfter is how long kwokctl took.
+	ControlPlaneUpAfter time.Duration
+}
+
+// Up makes the cluster, its nodes and the scheduler under test. When
+// detached, the scheduler outlives this process (make cluster-up); Down in a
+// later process stops it through its PID file. Any failure undoes what was
+// made before it returns.
+func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any)) (env *Env, err error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	env = &Env{Settings: s, Kubeconfig: s.Kubeconfig}
+	defer func() {
+		if err != nil {
+			if derr := env.Down(); derr != nil {
+				logf("cleanup after failure: %v", derr)
+			}
+			env = nil
+		}
+	}()
+	if s.Provider == "kwok" {
+		if err := env.upKwok(ctx, logf); err != nil {
+			return env, err
+		}
+	}
+	if s.Scheduler == "external" {
+		return env, nil
+	}
+	proc, _, err := scheduler.Reference(scheduler.ReferenceOptions{
+		Profile:    schedulerProfile(s.Scheduler),
+		BinDir:     s.BinDir,
+		Kubeconfig: env.Kubeconfig,
+		RunDir:     env.runDir(),
+		LogDir:     filepath.Join(s.Results, "logs"),
+		Port:       s.SchedulerPort,
+	})
+	if err != nil {
+		return env, err
+	}
+	if err := proc.Start(detached); err != nil {
+		return env, err
+	}
+	env.SchedulerProcess = proc
+	if err := proc.WaitReady(ctx, time.Minute); err != nil {
+		return env, err
+	}
+	logf("scheduler %s ready on 127.0.0.1:%d, log %s", proc.Name, proc.Port, proc.LogPath)
+	return env, nil
+}
+
+func (e *Env) kwokOptions() cluster.KwokOptions {
+	o := clusterControls[e.Scheduler]
+	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
+	return o
+}
+
+// runDir holds the run's generated files (scheduler config, PID file).
+func (e *Env) runDir() string {
+	return filepath.Join(e.WorkDir, "run-"+e.ClusterName)
+}
+
+func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
+	prof, err := fixtures.LoadProfile(e.Cluster)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	k, err := cluster.UpKwok(ctx, e.kwokOptions())
+	if err != nil {
+		return err
+	}
+	e.Kwok = k
+	e.Kubeconfig = k.Kubeconfig
+	e.ControlPlaneUpAfter = time.Since(start)
+	logf("control plane up in %s", e.ControlPlaneUpAfter.Round(100*time.Millisecond))
+	cs, err := e.Clientset()
+	if err != nil {
+		return err
+	}
+	spec, err := cluster.ProfileNodes(prof)
+	if err != nil {
+		return err
+	}
+	start = time.Now()
+	if err := cluster.CreateNodes(ctx, cs, spec); err != nil {
+		return err
+	}
+	created := time.Since(start)
+	if err := cluster.WaitNodesReady(ctx, cs, spec.Selector(), spec.Set.Count); err != nil {
+		return err
+	}
+	e.NodesReadyAfter = time.Since(start)
+	logf("%d %s nodes created in %s, all Ready after %s", spec.Set.Count, spec.Shape.Name,
+		created.Round(100*time.Millisecond), e.NodesReadyAfter.Round(100*time.Millisecond))
+	return nil
+}
+
+// Attach finds a cluster made by an earlier `Up` (make cluster-up), so that
+// Down can remove it.
+func Attach(s Settings) (*Env, error) {
+	env := &Env{Settings: s}
+	k, err := cluster.AttachKwok(env.kwokOptions())
+	if err != nil {
+		return nil, err
+	}
+	env.Kwok = k
+	env.Kubeconfig = k.Kubeconfig
+	return env, nil
+}
+
+// Down stops the scheduler and removes the cluster, whatever state they are
+// in. It is safe to call more than once.
+func (e *Env) Down() error {
+	var errs []error
+	if e.SchedulerProcess != nil {
+		errs = append(errs, e.SchedulerProcess.Stop())
+		e.SchedulerProcess = nil
+	}
+	// A detached scheduler from an earlier process is known by PID file only.
+	errs = append(errs, scheduler.StopByPIDFile(filepath.Join(e.runDir(), "scheduler.pid")))
+	if e.Kwok != nil {
+		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.Results, "logs", "control-plane")); err != nil {
+			errs = append(errs, fmt.Errorf("export control plane logs: %w", err))
+		}
+		errs = append(errs, e.Kwok.Down())
+		e.Kwok = nil
+	}
+	_ = os.RemoveAll(e.runDir())
+	return errors.Join(errs...)
+}
+
+// RESTConfig is a client configuration for the cluster with client-side
+// rate limits off: the harness must never be what slows a run.
+func (e *Env) RESTConfig() (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = -1, -1
+	cfg.WarningHandler = rest.NoWarnings{}
+	return cfg, nil
+}
+
+// Clientset is a typed client for the cluster.
+func (e *Env) Clientset() (kubernetes.Interface, error) {
+	cfg, err := e.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}

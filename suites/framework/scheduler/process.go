@@ -1,0 +1,205 @@
+// Package scheduler starts, watches and stops the scheduler under test as a
+// process of the harness's own, and ends only the processes it started.
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Process is a running scheduler started by the harness.
+type Process struct {
+	Name    string
+	Binary  string
+	Args    []string
+	LogPath string
+	// Port is the scheduler's secure port on loopback (/readyz, /metrics);
+	// 0 when the scheduler has none the harness knows of.
+	Port int
+	// PIDFile records the PID so another process (make cluster-down) can
+	// stop a scheduler that outlived the process that started it.
+	PIDFile string
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error
+}
+
+// FreePort returns a loopback port nobody listens on, or checks that want is
+// free when it is not 0.
+func FreePort(want int) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(want)))
+	if err != nil {
+		if want != 0 {
+			return 0, fmt.Errorf("port %d on 127.0.0.1 is in use; stop what listens there or choose another port", want)
+		}
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start runs the process with its output in LogPath. When detached, it gets a
+// session of its own and outlives the harness (make cluster-up); otherwise
+// the kernel sends it SIGTERM if the harness dies without stopping it.
+func (p *Process) Start(detached bool) error {
+	if err := os.MkdirAll(filepath.Dir(p.LogPath), 0o755); err != nil {
+		return err
+	}
+	log, err := os.Create(p.LogPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	p.cmd = exec.Command(p.Binary, p.Args...)
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if detached {
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	} else {
+		p.cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
+	if err := p.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s scheduler %s: %w", p.Name, p.Binary, err)
+	}
+	p.exited = make(chan struct{})
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	if p.PIDFile != "" {
+		if err := os.WriteFile(p.PIDFile, []byte(strconv.Itoa(p.cmd.Process.Pid)+"\n"+p.Binary+"\n"), 0o644); err != nil {
+			_ = p.Stop()
+			return err
+		}
+	}
+	return nil
+}
+
+// WaitReady blocks until the scheduler answers /readyz with 200, and fails at
+// once, with the end of its log, if the process exits first.
+func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{
+		Timeout: 2 * time.Second,
+		// The scheduler serves /readyz over its own self-signed certificate.
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+	}
+	url := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
+		case <-ctx.Done():
+			return fmt.Errorf("%s scheduler not ready on %s after %s; last lines of %s:\n%s", p.Name, url, timeout, p.LogPath, Tail(p.LogPath, 15))
+		case <-tick.C:
+		}
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+}
+
+// Exited is closed when the process has ended.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Stop ends the process: SIGTERM, then SIGKILL after a grace period.
+func (p *Process) Stop() error {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return nil
+	}
+	select {
+	case <-p.exited:
+	default:
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	}
+	if p.PIDFile != "" {
+		_ = os.Remove(p.PIDFile)
+	}
+	return nil
+}
+
+// StopByPIDFile stops a detached scheduler recorded in pidFile by an earlier
+// process. It signals the PID only if that PID still runs the recorded
+// binary, so a reused PID is never hit.
+func StopByPIDFile(pidFile string) error {
+	data, err := os.ReadFile(pidFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer os.Remove(pidFile)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	pid, err := strconv.Atoi(lines[0])
+	if err != nil || len(lines) < 2 {
+		return fmt.Errorf("malformed PID file %s", pidFile)
+	}
+	if !runs(pid, lines[1]) {
+		return nil
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if !runs(pid, lines[1]) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	return nil
+}
+
+// runs says whether pid is alive and executing binary.
+func runs(pid int, binary string) bool {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err == nil {
+		// A zombie still has its /proc entry; it is not running.
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	return strings.TrimSuffix(exe, " (deleted)") == binary
+}
+
+// Tail returns the last n lines of a file, for error messages.
+func Tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,127 @@
+package scheduler
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestFreePortRefusesAPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = FreePort(port)
+	if err == nil || !strings.Contains(err.Error(), "port "+strconv.Itoa(port)+" on 127.0.0.1 is in use") {
+		t.Fatalf("err = %v", err)
+	}
+	if p, err := FreePort(0); err != nil || p == 0 {
+		t.Fatalf("FreePort(0) = %d, %v", p, err)
+	}
+}
+
+func TestSchedulerThatExitsAtStartIsReportedWithItsLog(t *testing.T) {
+	sh, _ := exec.LookPath("sh")
+	dir := t.TempDir()
+	p := &Process{Name: "broken", Binary: sh, Args: []string{"-c", "echo 'E1129 invalid configuration'; exit 3"},
+		LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := p.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	err := p.WaitReady(context.Background(), 30*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "exited at start") || !strings.Contains(err.Error(), "invalid configuration") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStopEndsTheProcessAndItsPIDFile(t *testing.T) {
+	sleep, _ := exec.LookPath("sleep")
+	dir := t.TempDir()
+	p := &Process{Name: "sleeper", Binary: sleep, Args: []string{"600"}, LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := p.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	default:
+		t.Fatal("process still running after Stop")
+	}
+	if _, err := os.Stat(p.PIDFile); !os.IsNotExist(err) {
+		t.Fatalf("PID file left behind: %v", err)
+	}
+}
+
+func TestStopByPIDFileStopsADetachedProcess(t *testing.T) {
+	sleep, _ := exec.LookPath("sleep")
+	sleep, _ = filepath.EvalSymlinks(sleep)
+	dir := t.TempDir()
+	p := &Process{Name: "sleeper", Binary: sleep, Args: []string{"600"}, LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := p.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if err := StopByPIDFile(p.PIDFile); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(15 * time.Second):
+		t.Fatal("detached process still running")
+	}
+}
+
+func TestStopByPIDFileLeavesAReusedPIDAlone(t *testing.T) {
+	sleep, _ := exec.LookPath("sleep")
+	cmd := exec.Command(sleep, "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	// The PID now belongs to `sleep`, not to the recorded scheduler binary.
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n/nonexistent/reference-scheduler\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := StopByPIDFile(pidFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("an unrelated process was signalled: %v", err)
+	}
+}
+
+func TestWithKubeconfigFillsClientConnection(t *testing.T) {
+	out, err := WithKubeconfig([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  qps: 5000\n"), "/k/config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "kubeconfig: /k/config") || !strings.Contains(string(out), "qps: 5000") {
+		t.Fatalf("got:\n%s", out)
+	}
+	if _, err := WithKubeconfig([]byte("kind: Pod\n"), "/k"); err == nil {
+		t.Fatal("a non-scheduler configuration was accepted")
+	}
+}
+
+func TestReferenceRejectsBadInputBeforeStarting(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := Reference(ReferenceOptions{Profile: "fast", BinDir: dir}); err == nil || !strings.Contains(err.Error(), `unknown reference scheduler profile "fast"`) {
+		t.Fatalf("unknown profile: %v", err)
+	}
+	if _, _, err := Reference(ReferenceOptions{Profile: "reference", BinDir: dir}); err == nil || !strings.Contains(err.Error(), "make build") {
+		t.Fatalf("missing binary: %v", err)
+	}
+}
