@@ -38,6 +38,7 @@ run: build ## the main job: core conformance against the reference scheduler on 
 test: verify unit build ## what CI runs: checks, unit tests, the suite on reference, the negative control
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test/reference
 	@$(MAKE) --no-print-directory control CONTROL=no-gang
+	@$(MAKE) --no-print-directory control CONTROL=no-api
 
 ##@ Build and check
 

@@ -51,15 +51,20 @@ type Kwok struct {
 	Kubeconfig string
 }
 
-// kwokConfig raises kwok's stage parallelism from its defaults, so thousands
-// of nodes become Ready in seconds rather than a minute, and bound pods turn
-// Running without a queue.
+// kwokConfig binds every component to loopback, and raises kwok's stage
+// parallelism from its defaults so that thousands of nodes turn Ready in
+// seconds rather than minutes, and bound pods turn Running without a queue.
 const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  bindAddress: 127.0.0.1
+---
+apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
-  nodePlayStageParallelism: 32
+  nodePlayStageParallelism: 128
   podPlayStageParallelism: 32
-  nodeLeaseParallelism: 32
+  nodeLeaseParallelism: 128
 `
 
 // ErrClusterExists is returned when a cluster of that name is already up.
