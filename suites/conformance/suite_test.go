@@ -17,11 +17,17 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/monitor"
 )
 
 var (
 	f   *framework.Framework
 	env *harness.Env
+	// invariants watches the whole run; it lives on the first process,
+	// which also runs the serial spec that reads it.
+	invariants *monitor.Monitor
+	// removePriorityClasses undoes what the suite added to the cluster.
+	removePriorityClasses func(context.Context) error
 )
 
 func TestConformance(t *testing.T) {
@@ -38,6 +44,13 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 		ginkgo.GinkgoWriter.Printf(format+"\n", args...)
 	})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(env.WriteEnvironment(ctx)).To(gomega.Succeed())
+	cs, err := env.Clientset()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	removePriorityClasses, err = framework.EnsurePriorityClasses(ctx, cs)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	invariants, err = monitor.Start(ctx, cs, framework.QuietWindow)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName}.Encode()
 }, func(ctx context.Context, data []byte) {
 	shared, err := framework.DecodeShared(data)
@@ -48,7 +61,13 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 
 // The first process tears down what it brought up, after every other process
 // is done; Ginkgo runs this on Ctrl-C too.
-var _ = ginkgo.SynchronizedAfterSuite(func() {}, func() {
+var _ = ginkgo.SynchronizedAfterSuite(func() {}, func(ctx context.Context) {
+	if invariants != nil {
+		invariants.Stop()
+	}
+	if removePriorityClasses != nil {
+		gomega.Expect(removePriorityClasses(ctx)).To(gomega.Succeed())
+	}
 	if env != nil {
 		gomega.Expect(env.Down()).To(gomega.Succeed())
 	}

@@ -8,16 +8,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
@@ -80,6 +83,12 @@ func (f *Framework) NewSpec(ctx context.Context) *Spec {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create namespace %s", id)
 	s := &Spec{f: f, ID: id, Namespace: id}
 	ginkgo.DeferCleanup(s.cleanup)
+	// Pods are admitted only once the namespace's default service account
+	// exists; the controller manager makes it shortly after the namespace.
+	gomega.Eventually(ctx, func(ctx context.Context) error {
+		_, err := f.Client.CoreV1().ServiceAccounts(id).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}).WithTimeout(Patience).Should(gomega.Succeed(), "namespace %s gets its default service account", id)
 	return s
 }
 
@@ -113,10 +122,59 @@ func (s *Spec) Gang(name string, sl *cluster.Slice) *gang.Gang {
 	return g
 }
 
+// GPUGang is a gang of members pods of gpus GPUs each, with quorum minCount,
+// pinned to the slice.
+func (s *Spec) GPUGang(name string, sl *cluster.Slice, minCount int32, members int, gpus int64) *gang.Gang {
+	g := s.Gang(name, sl)
+	g.MinCount, g.Members, g.Requests = minCount, members, gang.GPUs(gpus)
+	return g
+}
+
+// Create creates the gang (PodGroup, then pods) and fails the spec if the
+// API server refuses.
+func (f *Framework) Create(ctx context.Context, g *gang.Gang) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(g.Create(ctx, f.Client)).To(gomega.Succeed())
+}
+
 func randomID() string {
 	b := make([]byte, 4)
 	if _, err := rand.Read(b); err != nil {
 		panic(fmt.Sprintf("crypto/rand: %v", err))
 	}
 	return hex.EncodeToString(b)
+}
+
+// EnsurePriorityClasses creates the fixtures' priority classes that the
+// cluster lacks, and returns a function that removes only those it created.
+func EnsurePriorityClasses(ctx context.Context, cs kubernetes.Interface) (func(context.Context) error, error) {
+	pcs, err := fixtures.PriorityClasses()
+	if err != nil {
+		return nil, err
+	}
+	var created []string
+	undo := func(ctx context.Context) error {
+		var errs []error
+		for _, n := range created {
+			if err := cs.SchedulingV1().PriorityClasses().Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	for i := range pcs {
+		_, err := cs.SchedulingV1().PriorityClasses().Create(ctx, &pcs[i], metav1.CreateOptions{})
+		switch {
+		case err == nil:
+			created = append(created, pcs[i].Name)
+		case apierrors.IsAlreadyExists(err):
+		case apierrors.IsForbidden(err):
+			_ = undo(ctx)
+			return nil, fmt.Errorf("the kubeconfig may not create PriorityClasses (%v); give it rights to create scheduling.k8s.io/v1 priorityclasses", err)
+		default:
+			_ = undo(ctx)
+			return nil, fmt.Errorf("create PriorityClass %s: %w", pcs[i].Name, err)
+		}
+	}
+	return undo, nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gangconf/gangconf/fixtures"
@@ -29,6 +30,8 @@ type Gang struct {
 	// instead (no quorum).
 	MinCount int32
 	Basic    bool
+	// Standalone pods belong to no PodGroup: plain pods, as before KEP-4671.
+	Standalone bool
 	// Members is how many pods to create.
 	Members int
 	// Requests of each member pod's container.
@@ -75,8 +78,10 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 		p.Labels = map[string]string{}
 	}
 	p.Labels[LabelGang] = g.Name
-	name := g.Name
-	p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+	if !g.Standalone {
+		name := g.Name
+		p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+	}
 	p.Spec.SchedulerName = g.SchedulerName
 	p.Spec.PriorityClassName = g.PriorityClassName
 	p.Spec.Containers[0].Resources.Requests = g.Requests.DeepCopy()
@@ -110,12 +115,22 @@ func (g *Gang) CreatePods(ctx context.Context, cs kubernetes.Interface, from, to
 	return nil
 }
 
-// Create creates the PodGroup, then all its member pods.
+// Create creates the PodGroup (unless Standalone), then all its member pods.
 func (g *Gang) Create(ctx context.Context, cs kubernetes.Interface) error {
+	if err := g.createGroup(ctx, cs); err != nil {
+		return err
+	}
+	return g.CreatePods(ctx, cs, 0, g.Members)
+}
+
+func (g *Gang) createGroup(ctx context.Context, cs kubernetes.Interface) error {
+	if g.Standalone {
+		return nil
+	}
 	if _, err := g.CreatePodGroup(ctx, cs); err != nil {
 		return fmt.Errorf("create podgroup %s/%s: %w", g.Namespace, g.Name, err)
 	}
-	return g.CreatePods(ctx, cs, 0, g.Members)
+	return nil
 }
 
 // Selector selects the gang's pods.
@@ -154,4 +169,59 @@ func (g *Gang) Condition(ctx context.Context, cs kubernetes.Interface, t string)
 		return nil, err
 	}
 	return meta.FindStatusCondition(pg.Status.Conditions, t), nil
+}
+
+// Finish marks every bound member Succeeded, as if its work were done: a
+// finished pod holds no resources, so capacity is freed without deleting
+// anything.
+func (g *Gang) Finish(ctx context.Context, cs kubernetes.Interface) error {
+	pods, err := g.Pods(ctx, cs)
+	if err != nil {
+		return err
+	}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		// A patch, not an update: kwok writes the pod's status too.
+		patch := []byte(`{"status":{"phase":"Succeeded"}}`)
+		if _, err := cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			return fmt.Errorf("finish pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
+}
+
+// CreateInterleaved creates the gangs' PodGroups, then their pods in turn
+// (first member of each gang, then the second of each, ...), the order in
+// which a pod-by-pod scheduler splits capacity between gangs.
+func CreateInterleaved(ctx context.Context, cs kubernetes.Interface, gangs ...*Gang) error {
+	most := 0
+	for _, g := range gangs {
+		if err := g.createGroup(ctx, cs); err != nil {
+			return err
+		}
+		most = max(most, g.Members)
+	}
+	for i := 0; i < most; i++ {
+		for _, g := range gangs {
+			if i < g.Members {
+				if err := g.CreatePods(ctx, cs, i, i+1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// SetMinCount changes the PodGroup's quorum.
+func (g *Gang) SetMinCount(ctx context.Context, cs kubernetes.Interface, n int32) error {
+	patch := fmt.Sprintf(`{"spec":{"schedulingPolicy":{"gang":{"minCount":%d}}}}`, n)
+	_, err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Patch(ctx, g.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err == nil {
+		g.MinCount = n
+	}
+	return err
 }

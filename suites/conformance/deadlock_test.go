@@ -1,0 +1,97 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+// boundCounts lists how many members of each gang are bound.
+func boundCounts(ctx context.Context, gangs []*gang.Gang) ([]int, error) {
+	out := make([]int, len(gangs))
+	for i, g := range gangs {
+		n, err := g.Bound(ctx, f.Client)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// oneWinner matches bound counts where one gang has all 3 members and every
+// other gang none.
+func oneWinner(counts []int) bool {
+	full, empty := 0, 0
+	for _, c := range counts {
+		switch c {
+		case 3:
+			full++
+		case 0:
+			empty++
+		}
+	}
+	return full == 1 && full+empty == len(counts)
+}
+
+// Semantics item 11.
+var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlock"), func() {
+	// n gangs of three 8-GPU members on three 8-GPU nodes: room for exactly
+	// one gang at a time, pods created interleaved.
+	competing := func(ctx context.Context, n int) []*gang.Gang {
+		s := f.NewSpec(ctx)
+		sl := s.Slice(ctx, "gpu-8x", 3, 3)
+		var gangs []*gang.Gang
+		for i := 0; i < n; i++ {
+			gangs = append(gangs, s.GPUGang(fmt.Sprintf("g%d", i), sl, 3, 3, 8))
+		}
+		gomega.Expect(gang.CreateInterleaved(ctx, f.Client, gangs...)).To(gomega.Succeed())
+		return gangs
+	}
+	expectOneWinner := func(ctx context.Context, gangs []*gang.Gang) {
+		ginkgo.GinkgoHelper()
+		gomega.Eventually(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.Patience).
+			Should(gomega.Satisfy(oneWinner), "one gang is fully bound and every other gang has no member bound")
+		gomega.Consistently(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.QuietWindow).
+			Should(gomega.Satisfy(oneWinner), "and it stays so (watched for 5s)")
+	}
+
+	ginkgo.It("two gangs that together exceed capacity: one is fully bound, the other fully Pending (watched for 5s)", func(ctx context.Context) {
+		expectOneWinner(ctx, competing(ctx, 2))
+	})
+
+	ginkgo.It("four gangs that together exceed capacity: one is fully bound, the others fully Pending (watched for 5s)", func(ctx context.Context) {
+		expectOneWinner(ctx, competing(ctx, 4))
+	})
+
+	ginkgo.It("when the bound gang finishes, a waiting gang is scheduled", func(ctx context.Context) {
+		gangs := competing(ctx, 2)
+		expectOneWinner(ctx, gangs)
+		counts, err := boundCounts(ctx, gangs)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		winner, waiting := gangs[0], gangs[1]
+		if counts[1] == 3 {
+			winner, waiting = gangs[1], gangs[0]
+		}
+		gomega.Expect(winner.Finish(ctx, f.Client)).To(gomega.Succeed())
+		f.ExpectBound(ctx, waiting, 3, "the waiting gang takes the capacity its rival freed")
+	})
+
+	ginkgo.It("a gang and a stream of single pods arriving together both make progress", func(ctx context.Context) {
+		s := f.NewSpec(ctx)
+		// Eight nodes: four for the gang of four, four for four single pods
+		// that belong to no PodGroup, created between the gang's members.
+		sl := s.Slice(ctx, "gpu-8x", 8, 8)
+		g := s.GPUGang("gang", sl, 4, 4, 8)
+		singles := s.GPUGang("singles", sl, 0, 4, 8)
+		singles.Standalone = true
+		gomega.Expect(gang.CreateInterleaved(ctx, f.Client, g, singles)).To(gomega.Succeed())
+		f.ExpectBound(ctx, g, 4, "the gang is bound")
+		f.ExpectBound(ctx, singles, 4, "every single pod is bound")
+	})
+})

@@ -1,0 +1,85 @@
+package conformance
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+// reasonScheduled is the reason v1.37.2 sets with PodGroupInitiallyScheduled=True;
+// the API package has no constant for it.
+const reasonScheduled = "Scheduled"
+
+// Semantics items 13 and 14.
+var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:status"), func() {
+	var g *gang.Gang
+	scheduled := func(ctx context.Context) {
+		s := f.NewSpec(ctx)
+		g = s.GPUGang("done", s.Slice(ctx, "gpu-8x", 2, 2), 2, 2, 8)
+		f.Create(ctx, g)
+		f.ExpectBound(ctx, g, 2, "the gang is bound")
+	}
+	isScheduled := framework.HaveCondition(metav1.ConditionTrue, reasonScheduled)
+
+	ginkgo.It("a scheduled gang reports PodGroupInitiallyScheduled=True, reason Scheduled, with observedGeneration", func(ctx context.Context) {
+		scheduled(ctx)
+		c := f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled, isScheduled, "the PodGroup says it was scheduled")
+		pg, err := f.Client.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		gomega.Expect(c.ObservedGeneration).To(gomega.Equal(pg.Generation), "observedGeneration is the PodGroup's generation")
+	})
+
+	ginkgo.It("PodGroupInitiallyScheduled stays True after its members are gone (watched for 5s)", func(ctx context.Context) {
+		scheduled(ctx)
+		f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled, isScheduled, "the PodGroup says it was scheduled")
+		zero := int64(0)
+		gomega.Expect(f.Client.CoreV1().Pods(g.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
+			metav1.ListOptions{LabelSelector: g.Selector()})).To(gomega.Succeed())
+		gomega.Consistently(ctx, func(ctx context.Context) (*metav1.Condition, error) {
+			return g.Condition(ctx, f.Client, schedulingv1beta1.PodGroupInitiallyScheduled)
+		}).WithTimeout(framework.QuietWindow).Should(isScheduled, "the condition never goes back to False")
+	})
+
+	ginkgo.Context("members whose priority differs from their PodGroup's", func() {
+		ginkgo.BeforeEach(func(ctx context.Context) {
+			s := f.NewSpec(ctx)
+			g = s.GPUGang("mixed", s.Slice(ctx, "gpu-8x", 2, 2), 2, 2, 8)
+			g.PriorityClassName = "gangconf-high"
+			_, err := g.CreatePodGroup(ctx, f.Client)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			// The pods name no class: priority 0 against the group's 10000.
+			g.PriorityClassName = ""
+			gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		})
+
+		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError, no member bound (watched for 5s)", func(ctx context.Context) {
+			f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
+				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
+				"the PodGroup reports the inconsistency")
+			f.ExpectStaysBound(ctx, g, 0, "no member of an inconsistent group is bound")
+		})
+
+		ginkgo.It("each get a FailedScheduling event", func(ctx context.Context) {
+			for i := 0; i < g.Members; i++ {
+				pod, err := g.Pod(i)
+				gomega.Expect(err).NotTo(gomega.HaveOccurred())
+				sel := fields.Set{"involvedObject.name": pod.Name, "reason": "FailedScheduling", "type": corev1.EventTypeWarning}.AsSelector().String()
+				gomega.Eventually(ctx, func(ctx context.Context) ([]corev1.Event, error) {
+					l, err := f.Client.CoreV1().Events(g.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+					if err != nil {
+						return nil, err
+					}
+					return l.Items, nil
+				}).WithTimeout(framework.Patience).ShouldNot(gomega.BeEmpty(), "pod %s gets a FailedScheduling warning", pod.Name)
+			}
+		})
+	})
+})

@@ -1,0 +1,149 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+)
+
+// Environment is what a reader of a result needs to judge it: what ran, on
+// what, with which gates. It is written as environment.json.
+type Environment struct {
+	Date              time.Time `json:"date"`
+	GangconfCommit    string    `json:"gangconfCommit"`
+	KubernetesVersion string    `json:"kubernetesVersion"`
+	Provider          string    `json:"provider"`
+	ClusterProfile    string    `json:"clusterProfile,omitempty"`
+	FeatureGates      string    `json:"featureGates,omitempty"`
+	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
+	Scheduler         Scheduler `json:"scheduler"`
+	Machine           Machine   `json:"machine"`
+}
+
+// Scheduler is the scheduler under test.
+type Scheduler struct {
+	Name          string `json:"name"`
+	SchedulerName string `json:"schedulerName"`
+	Version       string `json:"version,omitempty"`
+	FeatureGates  string `json:"featureGates,omitempty"`
+}
+
+// Machine is where the run happened.
+type Machine struct {
+	CPUModel string `json:"cpuModel"`
+	Cores    int    `json:"cores"`
+	MemoryKB int64  `json:"memoryKiB"`
+	OS       string `json:"os"`
+	Kernel   string `json:"kernel"`
+	Go       string `json:"go"`
+}
+
+// Describe gathers the environment of the run.
+func (e *Env) Describe(ctx context.Context) Environment {
+	out := Environment{
+		Date:           time.Now().UTC().Truncate(time.Second),
+		GangconfCommit: gitCommit(),
+		Provider:       e.Provider,
+		Scheduler:      Scheduler{Name: e.Settings.Scheduler, SchedulerName: e.SchedulerName},
+		Machine:        describeMachine(),
+	}
+	if cs, err := e.Clientset(); err == nil {
+		if v, err := cs.Discovery().ServerVersion(); err == nil {
+			out.KubernetesVersion = v.GitVersion
+		}
+	}
+	if e.Provider == "kwok" {
+		o := e.kwokOptions()
+		out.ClusterProfile = e.Cluster
+		out.FeatureGates, out.RuntimeConfig = cluster.FeatureGates, cluster.RuntimeConfig
+		if o.FeatureGates != "" {
+			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
+		}
+	}
+	if p := e.SchedulerProcess; p != nil {
+		out.Scheduler.Version = commandOutput(ctx, p.Binary, "--version")
+		for _, a := range p.Args {
+			if v, ok := strings.CutPrefix(a, "--feature-gates="); ok {
+				out.Scheduler.FeatureGates = v
+			}
+		}
+	}
+	return out
+}
+
+// WriteEnvironment writes environment.json into the results directory.
+func (e *Env) WriteEnvironment(ctx context.Context) error {
+	data, err := json.MarshalIndent(e.Describe(ctx), "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.Results, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(e.Results, "environment.json"), append(data, '\n'), 0o644)
+}
+
+func gitCommit() string {
+	c := commandOutput(context.Background(), "git", "rev-parse", "HEAD")
+	if c == "" {
+		return "unknown"
+	}
+	if commandOutput(context.Background(), "git", "status", "--porcelain", "--untracked-files=no") != "" {
+		c += "-dirty"
+	}
+	return c
+}
+
+func commandOutput(ctx context.Context, name string, args ...string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func describeMachine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
+	m.CPUModel = procField("/proc/cpuinfo", "model name")
+	if f := strings.Fields(procField("/proc/meminfo", "MemTotal")); len(f) > 0 {
+		m.MemoryKB, _ = strconv.ParseInt(f[0], 10, 64)
+	}
+	m.OS = strings.Trim(procField("/etc/os-release", "PRETTY_NAME="), `"`)
+	m.Kernel = commandOutput(context.Background(), "uname", "-sr")
+	return m
+}
+
+// procField returns the value after key (and a colon or =) in a file of
+// "key: value" or key=value lines.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, key) {
+			continue
+		}
+		if strings.HasSuffix(key, "=") {
+			return strings.TrimPrefix(line, key)
+		}
+		if _, v, ok := strings.Cut(line, ":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,105 @@
+package monitor
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+var g = GangKey{"ns", "train"}
+
+func feed(inv *Invariant, events ...Event) {
+	for _, e := range events {
+		inv.Observe(e)
+	}
+}
+
+// A timeline recorded from the no-gang control: the gang's PodGroup asks
+// for 3, two members fit and are bound one by one, the third never is.
+func TestPartiallyBoundGangIsAViolationOnceQuiet(t *testing.T) {
+	inv := NewInvariant(5 * time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 3},
+		Event{At: at(40), Gang: g, Pod: "train-0", Node: "n-0"},
+		Event{At: at(55), Gang: g, Pod: "train-1", Node: "n-1"},
+	)
+	if v := inv.Evaluate(at(3000)); len(v) != 0 {
+		t.Fatalf("flagged while binds may still be in flight: %v", v)
+	}
+	v := inv.Evaluate(at(5055))
+	if len(v) != 1 {
+		t.Fatalf("violations = %v, want the partial gang", v)
+	}
+	s := v[0].String()
+	for _, want := range []string{"gang ns/train: 2 of minCount 3", "train-0, train-1", "pod train-1 bound to n-1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if again := inv.Evaluate(at(20000)); len(again) != 1 {
+		t.Fatalf("a gang is reported once, got %d", len(again))
+	}
+}
+
+func TestGangCompletingWithinTheWindowIsFine(t *testing.T) {
+	inv := NewInvariant(5 * time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 3},
+		Event{At: at(10), Gang: g, Pod: "train-0"},
+		Event{At: at(4000), Gang: g, Pod: "train-1"},
+		Event{At: at(8500), Gang: g, Pod: "train-2"},
+	)
+	if v := inv.Evaluate(at(60000)); len(v) != 0 {
+		t.Fatalf("a gang whose binds kept coming until quorum was flagged: %v", v)
+	}
+}
+
+func TestLaterChangesAreNotScheduledPartialGangs(t *testing.T) {
+	inv := NewInvariant(time.Second)
+	raised := GangKey{"ns", "raised"}
+	basic := GangKey{"ns", "basic"}
+	feed(inv,
+		// Bound at quorum 2, then minCount raised to 4: raising never unbinds,
+		// and the gang was not bound partially.
+		Event{At: at(0), Gang: raised, MinCount: 2},
+		Event{At: at(10), Gang: raised, Pod: "r-0"},
+		Event{At: at(11), Gang: raised, Pod: "r-1"},
+		Event{At: at(500), Gang: raised, MinCount: 4},
+		// Basic policy: any number bound is fine.
+		Event{At: at(0), Gang: basic, Basic: true},
+		Event{At: at(10), Gang: basic, Pod: "b-0"},
+	)
+	if v := inv.Evaluate(at(10000)); len(v) != 0 {
+		t.Fatalf("violations = %v", v)
+	}
+}
+
+func TestLoweredQuorumBeforeFirstBindIsTheOneThatCounts(t *testing.T) {
+	inv := NewInvariant(time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 4},
+		Event{At: at(100), Gang: g, MinCount: 2},
+		Event{At: at(200), Gang: g, Pod: "p-0"},
+		Event{At: at(201), Gang: g, Pod: "p-1"},
+	)
+	if v := inv.Evaluate(at(10000)); len(v) != 0 {
+		t.Fatalf("violations = %v", v)
+	}
+}
+
+func TestRepeatedObservationsDoNotInflateTheCount(t *testing.T) {
+	inv := NewInvariant(time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 2},
+		Event{At: at(10), Gang: g, Pod: "p-0"},
+		Event{At: at(20), Gang: g, Pod: "p-0"},
+		Event{At: at(30), Gang: g, Pod: "p-0"},
+	)
+	if v := inv.Evaluate(at(10000)); len(v) != 1 {
+		t.Fatalf("one pod seen three times is one bound member; violations = %v", v)
+	}
+}
