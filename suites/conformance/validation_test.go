@@ -145,4 +145,3 @@ var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validat
 		}),
 	)
 })
-

@@ -64,13 +64,13 @@ func (v Violation) String() string {
 }
 
 type gangState struct {
-	minCount   int32 // current quorum; 0 while the PodGroup is unseen
-	basic      bool
-	quorum     int32 // quorum in force at the first bind
-	bound      map[string]bool
-	lastBind   time.Time
-	timeline   []Event
-	violated   bool
+	minCount int32 // current quorum; 0 while the PodGroup is unseen
+	basic    bool
+	quorum   int32 // quorum in force at the first bind
+	bound    map[string]bool
+	lastBind time.Time
+	timeline []Event
+	violated bool
 }
 
 // Invariant is the state machine behind the monitor: it is fed events and
