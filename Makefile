@@ -20,9 +20,12 @@ SCHEDULER ?= reference## scheduler under test: reference, no-gang, external
 SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
 PROCS ?= 4## parallel Ginkgo processes
+SCENARIO ?=## bench scenarios, comma list (default: the standard set): smoke, gang-size-sweep, upstream-gangs
+SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
+REPEATS ?= 1## bench: runs of each scenario
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
@@ -35,10 +38,11 @@ run: build ## the main job: core conformance against the reference scheduler on 
 	@echo "results: $(RESULTS) (junit_01.xml, e2e.log, ginkgo-report.json, logs/)"
 
 .PHONY: test
-test: verify unit build ## what CI runs: checks, unit tests, the suite on reference, the negative control
+test: verify unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, a bench smoke run
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test/reference
 	@$(MAKE) --no-print-directory control CONTROL=no-gang
 	@$(MAKE) --no-print-directory control CONTROL=no-api
+	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test/bench
 
 ##@ Build and check
 
@@ -52,7 +56,7 @@ verify: ## gofmt, go vet, go mod tidy
 
 .PHONY: unit
 unit: ## unit tests (with the race detector)
-	go test -race -count=1 ./fixtures/... ./reference-scheduler/... ./suites/framework/... ./suites/cmd/...
+	go test -race -count=1 ./fixtures/... ./reference-scheduler/... ./suites/framework/... ./suites/cmd/... ./bench/...
 
 ##@ Clusters
 
@@ -78,6 +82,17 @@ control: build ## run negative control CONTROL and check it fails exactly the sp
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(OUTPUT)/test/$(CONTROL) > /dev/null
 	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) \
 		-report $(OUTPUT)/test/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
+
+##@ Benchmarks
+
+.PHONY: bench
+bench: build ## run benchmark SCENARIO(s) against SCHEDULER (also: ceiling); results in $(RESULTS)/bench, plots in $(RESULTS)/plots
+	go run ./bench/cmd/gangbench
+
+.PHONY: bench-compare
+bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make bench-compare OLD=<results dir> NEW=<results dir>"; exit 2; }
+	go tool benchstat $(OLD)/bench/bench.txt $(NEW)/bench/bench.txt
 
 .PHONY: clean
 clean: cluster-down ## remove _output (binaries, results, clusters)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,4 +235,14 @@ func (k *Kwok) cleanupAfterFailure() {
 	cmd := exec.CommandContext(ctx, filepath.Join(k.opts.BinDir, "kwokctl"), "delete", "cluster", "--name", k.opts.Name)
 	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+k.opts.WorkDir)
 	_ = cmd.Run()
+}
+
+// PID returns the process ID of a control plane component (kube-apiserver,
+// etcd, ...) from the PID file kwokctl keeps.
+func (k *Kwok) PID(component string) (int, error) {
+	data, err := os.ReadFile(filepath.Join(k.opts.clusterDir(), "pids", component+".pid"))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(data)))
 }

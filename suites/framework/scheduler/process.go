@@ -119,6 +119,14 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+// PID is the process's ID (0 before Start).
+func (p *Process) PID() int {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // Exited is closed when the process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 

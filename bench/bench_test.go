@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+func TestEveryScenarioLoadsAndTheStandardSetIsThePerformanceOnes(t *testing.T) {
+	for _, n := range Scenarios() {
+		if _, err := Load(n); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	std, err := Select("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range std {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "gang-size-sweep,upstream-gangs" {
+		t.Fatalf("standard set = %s", got)
+	}
+}
+
+func TestBadScenariosAreRejectedBeforeAnyClusterStarts(t *testing.T) {
+	if _, err := Select("smoke,warp-speed"); err == nil || !strings.Contains(err.Error(), `unknown scenario "warp-speed"`) {
+		t.Fatalf("unknown scenario: %v", err)
+	}
+	s, err := Load("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ci-small has 32 8-GPU nodes: a gang of 64 one-node pods cannot fit.
+	s.Workloads[0].Sizes = append(s.Workloads[0].Sizes, 64)
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "above the capacity of ci-small (32 pods") {
+		t.Fatalf("size above capacity: %v", err)
+	}
+	s, _ = Load("smoke")
+	s.Workloads[0].Requests = corev1.ResourceList{"example.com/tpu": resource.MustParse("1")}
+	if err := s.Validate(); err == nil {
+		t.Fatal("a request no node offers was accepted")
+	}
+	s, _ = Load("smoke")
+	s.Workloads[0].Mode = "burst"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `mode "burst"`) {
+		t.Fatalf("unknown mode: %v", err)
+	}
+}
+
+func TestGangsOfFollowsTheFirstMatchingRule(t *testing.T) {
+	w := Workload{Gangs: []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}}
+	for size, want := range map[int]int{1: 10, 64: 10, 128: 3, 1024: 3} {
+		if got := w.GangsOf(size); got != want {
+			t.Errorf("GangsOf(%d) = %d, want %d", size, got, want)
+		}
+	}
+}
+
+const scrape = `# HELP scheduler_podgroup_scheduling_attempt_duration_seconds x
+# TYPE scheduler_podgroup_scheduling_attempt_duration_seconds histogram
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="0.001"} %d
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="0.002"} %d
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="0.004"} %d
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="+Inf"} %d
+scheduler_podgroup_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="scheduled"} %g
+scheduler_podgroup_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="scheduled"} %d
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="unschedulable",le="0.001"} 50
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="unschedulable",le="0.002"} 50
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="unschedulable",le="0.004"} 50
+scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="unschedulable",le="+Inf"} 50
+scheduler_podgroup_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="unschedulable"} 0.01
+scheduler_podgroup_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="unschedulable"} 50
+`
+
+func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
+	before, err := ParseMetrics(strings.NewReader(fmt.Sprintf(scrape, 10, 10, 10, 10, 0.005, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 more attempts: 0 under 1ms, 50 in (1,2]ms, 50 in (2,4]ms.
+	after, err := ParseMetrics(strings.NewReader(fmt.Sprintf(scrape, 10, 60, 110, 110, 0.305, 110)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{"result": "scheduled"}
+	h := after.Histogram(MetricAttempt, m).Sub(before.Histogram(MetricAttempt, m))
+	if h.Count != 100 {
+		t.Fatalf("delta count = %d, want 100 (the unschedulable series must not count)", h.Count)
+	}
+	v, lo, hi, ok := h.Quantile(0.5)
+	if !ok || lo != 0.001 || hi != 0.002 || math.Abs(v-0.002) > 1e-9 {
+		t.Fatalf("p50 = %g in (%g,%g]", v, lo, hi)
+	}
+	v, lo, hi, _ = h.Quantile(0.75)
+	if lo != 0.002 || hi != 0.004 || math.Abs(v-0.003) > 1e-9 {
+		t.Fatalf("p75 = %g in (%g,%g], want 0.003 interpolated in (0.002,0.004]", v, lo, hi)
+	}
+	if math.Abs(h.Mean()-0.003) > 1e-9 {
+		t.Fatalf("mean = %g", h.Mean())
+	}
+	if _, _, _, ok := (Histogram{}).Quantile(.5); ok {
+		t.Fatal("an empty histogram has no quantile")
+	}
+	if got := after.Histogram("no_such_metric", nil); got.Count != 0 {
+		t.Fatal("a missing metric must give an empty histogram")
+	}
+}
+
+func result() *Result {
+	s := &Scenario{Name: "demo"}
+	r := &Result{Scenario: s}
+	for _, size := range []int{1, 2, 4} {
+		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
+		for i := 0; i < 10; i++ {
+			lat := time.Duration(size*10+i) * time.Millisecond
+			sr.Gangs = append(sr.Gangs, GangResult{Workload: "8gpu", Size: size, Index: i, Latency: lat, Spread: lat / 10})
+			sr.Throughput = append(sr.Throughput, float64(size)/lat.Seconds())
+		}
+		r.Sizes = append(r.Sizes, sr)
+	}
+	return r
+}
+
+func TestDataItemsCarryTheSameLabelKeys(t *testing.T) {
+	items := result().ToDataItems()
+	if items.Version != "v1" || len(items.DataItems) != 9 {
+		t.Fatalf("items = %+v", items)
+	}
+	for _, it := range items.DataItems {
+		if len(it.Labels) != len(labelKeys) {
+			t.Errorf("item %v has labels %v", it.Labels["Metric"], it.Labels)
+		}
+	}
+	first := items.DataItems[0]
+	if first.Labels["Name"] != "demo/8gpu/size=1" || first.Unit != "ms" || first.Data.Perc50 != 14 || first.Data.Perc99 != 19 {
+		t.Fatalf("first item = %+v", first)
+	}
+}
+
+func TestGoBenchFormatIsOneLinePerGang(t *testing.T) {
+	var b bytes.Buffer
+	if err := result().WriteGoBench(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 30 || lines[0] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
+		t.Fatalf("%d lines, first %q", len(lines), lines[0])
+	}
+}
+
+func TestWriteAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	r := result()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	files, err := r.Plot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("plots = %v (no server-side data, so no cycle plot)", files)
+	}
+	for _, f := range []string{"demo.json", "demo.csv", "bench.txt", "demo-latency.svg", "demo-latency.png", "demo-spread.svg", "demo-throughput.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func pod(i int) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("p-%d", i), Labels: map[string]string{gang.LabelGang: fmt.Sprintf("g-%d", i/8)}},
+		Spec:       corev1.PodSpec{NodeName: "n"},
+	}
+}
+
+func TestCollectorCountsEachPodOnce(t *testing.T) {
+	c := NewCollector()
+	t0 := time.Now()
+	for i := 0; i < 8; i++ {
+		c.Observe(pod(i), t0.Add(time.Duration(i)*time.Millisecond))
+		c.Observe(pod(i), t0.Add(time.Second))
+	}
+	unbound := pod(9)
+	unbound.Spec.NodeName = ""
+	c.Observe(unbound, t0)
+	g := c.Gang("g-0")
+	if g.Bound != 8 || g.Last.Sub(g.First) != 7*time.Millisecond || c.Total() != 8 {
+		t.Fatalf("gang = %+v, total %d", g, c.Total())
+	}
+}
+
+// BenchmarkCollector shows how many binding events a second the collector
+// takes; it must keep up with at least 5000 (the issue's bar).
+func BenchmarkCollector(b *testing.B) {
+	pods := make([]*corev1.Pod, 100000)
+	for i := range pods {
+		pods[i] = pod(i)
+	}
+	c := NewCollector()
+	now := time.Now()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%len(pods) == 0 {
+			// Every event a new binding, as in a run.
+			c = NewCollector()
+		}
+		c.Observe(pods[i%len(pods)], now)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

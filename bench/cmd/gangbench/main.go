@@ -1,0 +1,182 @@
+// Command gangbench runs benchmark scenarios against the scheduler under
+// test and writes their results: perf-dash DataItems, bench.txt for
+// benchstat, CSV of every gang, and plots. `make bench` calls it; settings
+// come from the same environment variables as the suites.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/gangconf/gangconf/bench"
+	"github.com/gangconf/gangconf/bench/ceiling"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "gangbench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
+
+// ceilingScheduler is the SCHEDULER name of the ceiling binder.
+const ceilingScheduler = "ceiling"
+
+func run(ctx context.Context) error {
+	settings := harness.FromEnv()
+	scenarios, err := bench.Select(os.Getenv("SCENARIO"))
+	if err != nil {
+		return err
+	}
+	if err := restrictSizes(scenarios, os.Getenv("SIZES")); err != nil {
+		return err
+	}
+	repeats := 1
+	if v := os.Getenv("REPEATS"); v != "" {
+		if repeats, err = strconv.Atoi(v); err != nil || repeats < 1 {
+			return fmt.Errorf("REPEATS=%q: want a whole number of at least 1", v)
+		}
+	}
+	useCeiling := settings.Scheduler == ceilingScheduler
+	if useCeiling {
+		// The ceiling binder runs in this process, under the default name.
+		settings.Scheduler, settings.SchedulerName = "external", "default-scheduler"
+	}
+	// Scenarios sharing a cluster profile share one cluster.
+	byCluster := map[string][]*bench.Scenario{}
+	var clusters []string
+	for _, s := range scenarios {
+		if settings.Provider != "kwok" {
+			s.Cluster = ""
+		}
+		if _, ok := byCluster[s.Cluster]; !ok {
+			clusters = append(clusters, s.Cluster)
+		}
+		byCluster[s.Cluster] = append(byCluster[s.Cluster], s)
+	}
+	if err := settings.Validate(); err != nil {
+		return err
+	}
+	out := filepath.Join(settings.Results, "bench")
+	plots := filepath.Join(settings.Results, "plots")
+	for _, dir := range []string{out, plots} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	_ = os.Remove(filepath.Join(out, "bench.txt"))
+	for _, c := range clusters {
+		s := settings
+		if c != "" {
+			s.Cluster = c
+		}
+		s.ClusterName = "bench"
+		if err := runOnCluster(ctx, s, useCeiling, byCluster[c], repeats, out, plots); err != nil {
+			return err
+		}
+	}
+	logf("results: %s, plots: %s", out, plots)
+	return nil
+}
+
+func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scenarios []*bench.Scenario, repeats int, out, plots string) (err error) {
+	env, err := harness.Up(ctx, s, false, logf)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if derr := env.Down(); derr != nil && err == nil {
+			err = derr
+		}
+	}()
+	cs, err := env.Clientset()
+	if err != nil {
+		return err
+	}
+	t := bench.Target{Client: cs, SchedulerName: env.SchedulerName, Processes: map[string]int{}}
+	desc := env.Describe(ctx)
+	if p := env.SchedulerProcess; p != nil {
+		t.MetricsPort = p.Port
+		t.Processes["scheduler"] = p.PID()
+	}
+	if env.Kwok != nil {
+		if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
+			t.Processes["kube-apiserver"] = pid
+		}
+	}
+	if useCeiling {
+		b, err := ceiling.Start(ctx, cs, t.SchedulerName)
+		if err != nil {
+			return err
+		}
+		defer b.Stop()
+		desc.Scheduler.Name = ceilingScheduler
+	}
+	if err := bench.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
+		return err
+	}
+	for _, sc := range scenarios {
+		for r := 0; r < repeats; r++ {
+			res, err := bench.Run(ctx, t, sc, logf)
+			if err != nil {
+				return err
+			}
+			if err := res.Write(out); err != nil {
+				return err
+			}
+			if _, err := res.Plot(plots); err != nil {
+				return err
+			}
+			logf("%s: done in %s", sc.Name, res.Took.Round(1e9))
+		}
+	}
+	return nil
+}
+
+// restrictSizes keeps only the listed PodGroup sizes (SIZES=1,8,64).
+func restrictSizes(scenarios []*bench.Scenario, list string) error {
+	if strings.TrimSpace(list) == "" {
+		return nil
+	}
+	keep := map[int]bool{}
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("SIZES=%q: want a comma list of whole numbers", list)
+		}
+		keep[n] = true
+	}
+	for _, s := range scenarios {
+		for i := range s.Workloads {
+			var sizes []int
+			for _, n := range s.Workloads[i].Sizes {
+				if keep[n] {
+					sizes = append(sizes, n)
+				}
+			}
+			s.Workloads[i].Sizes = sizes
+		}
+		var ws []bench.Workload
+		for _, w := range s.Workloads {
+			if len(w.Sizes) > 0 {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) == 0 {
+			return fmt.Errorf("scenario %s has none of SIZES=%s", s.Name, list)
+		}
+		s.Workloads = ws
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat times; 100 on every
+// Linux this runs on.
+const clockTicks = 100
+
+// Cost is what one process spent during a scenario.
+type Cost struct {
+	Process    string  `json:"process"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+}
+
+// CostMeter samples processes' CPU time and resident memory once a second.
+type CostMeter struct {
+	pids  map[string]int
+	start map[string]float64
+	peak  map[string]float64
+	mu    sync.Mutex
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// StartCostMeter begins sampling the named processes.
+func StartCostMeter(pids map[string]int) *CostMeter {
+	m := &CostMeter{pids: pids, start: map[string]float64{}, peak: map[string]float64{}, stop: make(chan struct{}), done: make(chan struct{})}
+	for name, pid := range pids {
+		if cpu, err := cpuSeconds(pid); err == nil {
+			m.start[name] = cpu
+		}
+	}
+	m.sample()
+	go func() {
+		defer close(m.done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-tick.C:
+				m.sample()
+			}
+		}
+	}()
+	return m
+}
+
+func (m *CostMeter) sample() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name, pid := range m.pids {
+		if rss, err := rssMiB(pid); err == nil && rss > m.peak[name] {
+			m.peak[name] = rss
+		}
+	}
+}
+
+// Stop ends sampling and returns each process's cost since the start.
+func (m *CostMeter) Stop() []Cost {
+	close(m.stop)
+	<-m.done
+	m.sample()
+	var out []Cost
+	for name, pid := range m.pids {
+		c := Cost{Process: name, PeakRSSMiB: m.peak[name]}
+		if cpu, err := cpuSeconds(pid); err == nil {
+			c.CPUSeconds = cpu - m.start[name]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// cpuSeconds is the process's user+system CPU time.
+func cpuSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	return (utime + stime) / clockTicks, nil
+}
+
+// rssMiB is the process's resident memory.
+func rssMiB(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			kb, err := strconv.ParseFloat(f[0], 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}

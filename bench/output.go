@@ -1,0 +1,203 @@
+package bench
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// percentile is the nearest-rank q-quantile of sorted values.
+func percentile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func sortedMs(gangs []GangResult, pick func(GangResult) time.Duration) []float64 {
+	out := make([]float64, len(gangs))
+	for i, g := range gangs {
+		out[i] = float64(pick(g)) / float64(time.Millisecond)
+	}
+	sort.Float64s(out)
+	return out
+}
+
+func latency(g GangResult) time.Duration { return g.Latency }
+func spread(g GangResult) time.Duration  { return g.Spread }
+
+func percentileDuration(gangs []GangResult, q float64) time.Duration {
+	return time.Duration(percentile(sortedMs(gangs, latency), q) * float64(time.Millisecond)).Round(time.Millisecond)
+}
+
+// Summary is the percentiles perf-dash shows for one measurement.
+type Summary struct {
+	Perc50  float64 `json:"Perc50"`
+	Perc90  float64 `json:"Perc90"`
+	Perc95  float64 `json:"Perc95"`
+	Perc99  float64 `json:"Perc99"`
+	Average float64 `json:"Average"`
+}
+
+func summarize(sorted []float64) Summary {
+	if len(sorted) == 0 {
+		return Summary{}
+	}
+	sum := 0.0
+	for _, v := range sorted {
+		sum += v
+	}
+	return Summary{percentile(sorted, .5), percentile(sorted, .9), percentile(sorted, .95), percentile(sorted, .99), sum / float64(len(sorted))}
+}
+
+// DataItem is perf-dash's unit of data.
+type DataItem struct {
+	Data   Summary           `json:"data"`
+	Unit   string            `json:"unit"`
+	Labels map[string]string `json:"labels"`
+}
+
+// DataItems is the file perf-dash reads.
+type DataItems struct {
+	Version   string     `json:"version"`
+	DataItems []DataItem `json:"dataItems"`
+}
+
+// labelKeys every item carries, absent ones "not applicable", as perf-dash
+// wants a fixed set of label keys.
+var labelKeys = []string{"Metric", "Name", "Size", "Mode", "Policy", "Buckets"}
+
+func item(metric, name string, sr SizeResult, unit string, s Summary, extra map[string]string) DataItem {
+	l := map[string]string{"Metric": metric, "Name": name, "Size": strconv.Itoa(sr.Size), "Mode": sr.Mode, "Policy": sr.Policy}
+	for k, v := range extra {
+		l[k] = v
+	}
+	for _, k := range labelKeys {
+		if l[k] == "" {
+			l[k] = "not applicable"
+		}
+	}
+	return DataItem{Data: s, Unit: unit, Labels: l}
+}
+
+// ToDataItems turns a result into perf-dash DataItems: latencies in ms,
+// throughput in pods/s. Server-side quantiles carry their bucket bounds.
+func (r *Result) ToDataItems() DataItems {
+	out := DataItems{Version: "v1"}
+	for _, sr := range r.Sizes {
+		name := fmt.Sprintf("%s/%s/size=%d", r.Scenario.Name, sr.Workload, sr.Size)
+		out.DataItems = append(out.DataItems,
+			item("GangLatency", name, sr, "ms", summarize(sortedMs(sr.Gangs, latency)), nil),
+			item("BindSpread", name, sr, "ms", summarize(sortedMs(sr.Gangs, spread)), nil))
+		tp := append([]float64(nil), sr.Throughput...)
+		sort.Float64s(tp)
+		out.DataItems = append(out.DataItems, item("SchedulingThroughput", name, sr, "pods/s", summarize(tp), nil))
+		for metric, h := range map[string]Histogram{"PodGroupSchedulingAttempt": sr.Attempt, "PodGroupSchedulingAlgorithm": sr.Algorithm} {
+			if h.Count == 0 {
+				continue
+			}
+			s, bounds := serverSummary(h)
+			out.DataItems = append(out.DataItems, item(metric, name, sr, "ms", s, map[string]string{"Buckets": bounds}))
+		}
+	}
+	return out
+}
+
+// serverSummary interpolates the histogram's quantiles, in ms, and says
+// within which buckets they lie.
+func serverSummary(h Histogram) (Summary, string) {
+	var s Summary
+	var bounds string
+	for _, q := range []struct {
+		q   float64
+		dst *float64
+		tag string
+	}{{.5, &s.Perc50, "p50"}, {.9, &s.Perc90, "p90"}, {.95, &s.Perc95, "p95"}, {.99, &s.Perc99, "p99"}} {
+		v, lo, hi, _ := h.Quantile(q.q)
+		*q.dst = v * 1000
+		bounds += fmt.Sprintf("%s in (%g,%g]ms ", q.tag, lo*1000, hi*1000)
+	}
+	s.Average = h.Mean() * 1000
+	return s, bounds[:len(bounds)-1]
+}
+
+// WriteGoBench writes one line per gang in Go benchmark format, so that
+// benchstat can compare two runs: ns/op is the gang latency.
+func (r *Result) WriteGoBench(w io.Writer) error {
+	for _, sr := range r.Sizes {
+		for _, g := range sr.Gangs {
+			if _, err := fmt.Fprintf(w, "BenchmarkGang/%s/%s/size=%d \t1\t%d ns/op\t%d spread-ns\n",
+				r.Scenario.Name, sr.Workload, sr.Size, g.Latency.Nanoseconds(), g.Spread.Nanoseconds()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteCSV writes every gang's timings.
+func (r *Result) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms"})
+	for _, sr := range r.Sizes {
+		for _, g := range sr.Gangs {
+			_ = cw.Write([]string{r.Scenario.Name, sr.Workload, sr.Mode, sr.Policy, strconv.Itoa(sr.Size), strconv.Itoa(g.Index),
+				strconv.FormatFloat(float64(g.Latency)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(g.Spread)/1e6, 'f', 3, 64)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Write puts the scenario's files into dir: <scenario>.json (DataItems),
+// <scenario>.csv, <scenario>-result.json (raw), and appends to bench.txt.
+func (r *Result) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := r.Scenario.Name
+	if err := WriteJSON(filepath.Join(dir, name+".json"), r.ToDataItems()); err != nil {
+		return err
+	}
+	if err := WriteJSON(filepath.Join(dir, name+"-result.json"), r); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, name+".csv"), r.WriteCSV); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "bench.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return r.WriteGoBench(f)
+}
+
+// WriteJSON writes v as indented JSON.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// series is one line of a plot: a value per PodGroup size.
+type series struct {
+	name string
+	pts  plotter.XYs
+}
+
+// figure is one plot against PodGroup size.
+type figure struct {
+	file, title, ylabel string
+	series              []series
+}
+
+// quantileLines are the lines drawn for client- and server-side latencies.
+var quantileLines = []struct {
+	tag string
+	q   float64
+}{{"p50", .5}, {"p90", .9}, {"p99", .99}}
+
+// figures builds the plots of one scenario. Only workloads with more than
+// one size get a curve; the rest show in the tables.
+func figures(r *Result) []figure {
+	lat := figure{file: r.Scenario.Name + "-latency", title: "Gang latency (client side) - " + r.Scenario.Name, ylabel: "ms"}
+	srv := figure{file: r.Scenario.Name + "-cycle", title: "Scheduling attempt (server side, buckets x2 from 1ms) - " + r.Scenario.Name, ylabel: "ms"}
+	tp := figure{file: r.Scenario.Name + "-throughput", title: "Throughput - " + r.Scenario.Name, ylabel: "pods/s"}
+	spr := figure{file: r.Scenario.Name + "-spread", title: "Bind spread (last bind - first bind) - " + r.Scenario.Name, ylabel: "ms"}
+	byWorkload := map[string][]SizeResult{}
+	var order []string
+	for _, sr := range r.Sizes {
+		if _, ok := byWorkload[sr.Workload]; !ok {
+			order = append(order, sr.Workload)
+		}
+		byWorkload[sr.Workload] = append(byWorkload[sr.Workload], sr)
+	}
+	for _, w := range order {
+		srs := byWorkload[w]
+		if len(srs) < 2 {
+			continue
+		}
+		for _, ql := range quantileLines {
+			var l, s, c plotter.XYs
+			for _, sr := range srs {
+				x := float64(sr.Size)
+				l = append(l, plotter.XY{X: x, Y: percentile(sortedMs(sr.Gangs, latency), ql.q)})
+				s = append(s, plotter.XY{X: x, Y: percentile(sortedMs(sr.Gangs, spread), ql.q)})
+				if v, _, _, ok := sr.Attempt.Quantile(ql.q); ok {
+					c = append(c, plotter.XY{X: x, Y: v * 1000})
+				}
+			}
+			lat.series = append(lat.series, series{w + " " + ql.tag, l})
+			spr.series = append(spr.series, series{w + " " + ql.tag, s})
+			if len(c) > 0 {
+				srv.series = append(srv.series, series{w + " " + ql.tag, c})
+			}
+		}
+		var t plotter.XYs
+		for _, sr := range srs {
+			v := append([]float64(nil), sr.Throughput...)
+			sort.Float64s(v)
+			t = append(t, plotter.XY{X: float64(sr.Size), Y: percentile(v, .5)})
+		}
+		tp.series = append(tp.series, series{w + " median", t})
+	}
+	var out []figure
+	for _, f := range []figure{lat, srv, tp, spr} {
+		if len(f.series) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Plot draws the scenario's figures into dir as SVG and PNG, and returns
+// the SVG paths.
+func (r *Result) Plot(dir string) ([]string, error) {
+	var files []string
+	for _, f := range figures(r) {
+		p := plot.New()
+		p.Title.Text = f.title
+		p.X.Label.Text = "PodGroup size (pods)"
+		p.Y.Label.Text = f.ylabel
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = log2Ticks{}
+		p.Y.Min = 0
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+		for i, s := range f.series {
+			line, points, err := plotter.NewLinePoints(s.pts)
+			if err != nil {
+				return nil, fmt.Errorf("plot %s: %w", f.file, err)
+			}
+			c := palette[i%len(palette)]
+			line.Color, points.Color = c, c
+			points.Shape = draw.CircleGlyph{}
+			p.Add(line, points)
+			p.Legend.Add(s.name, line, points)
+		}
+		for _, ext := range []string{"svg", "png"} {
+			path := filepath.Join(dir, f.file+"."+ext)
+			if err := p.Save(8*vg.Inch, 4.5*vg.Inch, path); err != nil {
+				return nil, err
+			}
+		}
+		files = append(files, filepath.Join(dir, f.file+".svg"))
+	}
+	return files, nil
+}
+
+var palette = []color.Color{
+	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, color.RGBA{0xff, 0x7f, 0x0e, 0xff}, color.RGBA{0xd6, 0x27, 0x28, 0xff},
+	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, color.RGBA{0x94, 0x67, 0xbd, 0xff}, color.RGBA{0x8c, 0x56, 0x4b, 0xff},
+}
+
+// log2Ticks marks the powers of two on a log axis.
+type log2Ticks struct{}
+
+func (log2Ticks) Ticks(min, max float64) []plot.Tick {
+	var out []plot.Tick
+	for v := math.Exp2(math.Floor(math.Log2(math.Max(min, 1)))); v <= max*1.0001; v *= 2 {
+		out = append(out, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+// createWorkers is how many pod creates run at once: enough that pod
+// creation outpaces any scheduler on this machine, as upstream's QPS 5000
+// client does.
+const createWorkers = 32
+
+// gangTimeout bounds the wait for one gang, or one concurrent workload.
+const gangTimeout = 10 * time.Minute
+
+// Target is the scheduler under test, as the runner sees it.
+type Target struct {
+	Client        kubernetes.Interface
+	SchedulerName string
+	// MetricsPort is the scheduler's loopback secure port serving /metrics;
+	// 0 when it exposes none the harness can read.
+	MetricsPort int
+	// Processes to meter, by name (scheduler, kube-apiserver).
+	Processes map[string]int
+}
+
+// GangResult is one gang's client-side timings.
+type GangResult struct {
+	Workload string        `json:"workload"`
+	Size     int           `json:"size"`
+	Index    int           `json:"index"`
+	Latency  time.Duration `json:"latencyNs"`
+	Spread   time.Duration `json:"bindSpreadNs"`
+}
+
+// SizeResult is everything measured for one workload at one size.
+type SizeResult struct {
+	Workload string       `json:"workload"`
+	Mode     string       `json:"mode"`
+	Policy   string       `json:"policy"`
+	Size     int          `json:"size"`
+	Gangs    []GangResult `json:"gangs"`
+	// Throughput samples, pods bound per second (concurrent mode), or each
+	// gang's size over its latency (sequential mode).
+	Throughput []float64 `json:"throughput"`
+	// Server-side histogram deltas; empty when the scheduler exposes none.
+	Attempt   Histogram `json:"-"`
+	Algorithm Histogram `json:"-"`
+}
+
+// Result is a scenario's outcome.
+type Result struct {
+	Scenario *Scenario     `json:"scenario"`
+	Sizes    []SizeResult  `json:"sizes"`
+	Cost     []Cost        `json:"cost"`
+	Took     time.Duration `json:"tookNs"`
+}
+
+// Run runs every workload of the scenario against the target.
+func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) (*Result, error) {
+	start := time.Now()
+	meter := StartCostMeter(t.Processes)
+	res := &Result{Scenario: s}
+	for _, w := range s.Workloads {
+		ns := namespaceFor(s.Name, w.Name)
+		if err := createNamespace(ctx, t.Client, ns); err != nil {
+			meter.Stop()
+			return nil, err
+		}
+		col, err := StartCollector(ctx, t.Client, ns)
+		if err != nil {
+			meter.Stop()
+			return nil, err
+		}
+		for _, size := range w.Sizes {
+			before := t.scrape(ctx)
+			var sr SizeResult
+			if w.Mode == ModeSequential {
+				sr, err = runSequential(ctx, t, col, ns, w, size)
+			} else {
+				sr, err = runConcurrent(ctx, t, col, ns, w, size)
+			}
+			if err != nil {
+				col.Stop()
+				meter.Stop()
+				return nil, fmt.Errorf("%s/%s size %d: %w", s.Name, w.Name, size, err)
+			}
+			after := t.scrape(ctx)
+			if before != nil && after != nil {
+				match := map[string]string{"result": "scheduled"}
+				sr.Attempt = after.Histogram(MetricAttempt, match).Sub(before.Histogram(MetricAttempt, match))
+				sr.Algorithm = after.Histogram(MetricAlgorithm, nil).Sub(before.Histogram(MetricAlgorithm, nil))
+			}
+			res.Sizes = append(res.Sizes, sr)
+			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, w.Name, size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
+		}
+		col.Stop()
+		if err := deleteNamespace(ctx, t.Client, ns); err != nil {
+			meter.Stop()
+			return nil, err
+		}
+	}
+	res.Cost = meter.Stop()
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+func (t Target) scrape(ctx context.Context) Families {
+	if t.MetricsPort == 0 {
+		return nil
+	}
+	f, err := Scrape(ctx, t.MetricsPort)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// runSequential runs the size's gangs one after another, each measured
+// alone on a cluster with its capacity freed again.
+func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
+	sr := SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
+	for i := 0; i < w.GangsOf(size); i++ {
+		g := newGang(t, ns, w, size, i)
+		complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
+		if err != nil {
+			return sr, err
+		}
+		wctx, cancel := context.WithTimeout(ctx, gangTimeout)
+		times, err := col.WaitGang(wctx, g.Name, size)
+		cancel()
+		if err != nil {
+			return sr, err
+		}
+		gr := GangResult{Workload: w.Name, Size: size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First)}
+		sr.Gangs = append(sr.Gangs, gr)
+		sr.Throughput = append(sr.Throughput, float64(size)/gr.Latency.Seconds())
+		if err := removeGang(ctx, t.Client, g); err != nil {
+			return sr, err
+		}
+	}
+	return sr, nil
+}
+
+// runConcurrent creates all the size's gangs at once and samples how many
+// pods are bound each second until all are.
+func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
+	sr := SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
+	var gangs []*gang.Gang
+	for i := 0; i < w.GangsOf(size); i++ {
+		gangs = append(gangs, newGang(t, ns, w, size, i))
+	}
+	base := col.Total()
+	last := base
+	sampling := make(chan struct{})
+	var samples []float64
+	// Throughput is sampled from the first create on, as upstream does.
+	go func() {
+		defer close(sampling)
+		wctx, cancel := context.WithTimeout(ctx, gangTimeout)
+		defer cancel()
+		_ = col.WaitTotal(wctx, base+size*len(gangs), func(_ time.Time, total int) {
+			samples = append(samples, float64(total-last))
+			last = total
+		})
+	}()
+	complete, err := createGangs(ctx, t.Client, gangs)
+	if err != nil {
+		return sr, err
+	}
+	<-sampling
+	sr.Throughput = samples
+	for i, g := range gangs {
+		times := col.Gang(g.Name)
+		if times.Bound < size {
+			return sr, fmt.Errorf("gang %s: %d of %d members bound after %s", g.Name, times.Bound, size, gangTimeout)
+		}
+		sr.Gangs = append(sr.Gangs, GangResult{Workload: w.Name, Size: size, Index: i,
+			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First)})
+	}
+	for _, g := range gangs {
+		if err := removeGang(ctx, t.Client, g); err != nil {
+			return sr, err
+		}
+	}
+	return sr, nil
+}
+
+func newGang(t Target, ns string, w Workload, size, i int) *gang.Gang {
+	return &gang.Gang{
+		Namespace: ns, Name: fmt.Sprintf("s%d-g%d", size, i),
+		MinCount: int32(size), Basic: w.Policy == PolicyBasic, Members: size,
+		Requests: w.Requests, SchedulerName: t.SchedulerName,
+	}
+}
+
+// createGangs creates the gangs' PodGroups, then all their pods with many
+// workers, and returns for each gang the moment it was complete: when the
+// create call of its last member returned.
+func createGangs(ctx context.Context, cs kubernetes.Interface, gangs []*gang.Gang) ([]time.Time, error) {
+	type job struct{ g, member int }
+	jobs := make(chan job)
+	left := make([]atomic.Int64, len(gangs))
+	complete := make([]time.Time, len(gangs))
+	for i, g := range gangs {
+		if _, err := g.CreatePodGroup(ctx, cs); err != nil {
+			return nil, fmt.Errorf("create podgroup %s: %w", g.Name, err)
+		}
+		left[i].Store(int64(g.Members))
+	}
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for w := 0; w < createWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := gangs[j.g].CreatePods(ctx, cs, j.member, j.member+1); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					continue
+				}
+				if left[j.g].Add(-1) == 0 {
+					complete[j.g] = time.Now()
+				}
+			}
+		}()
+	}
+	for gi, g := range gangs {
+		for m := 0; m < g.Members; m++ {
+			jobs <- job{gi, m}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err, ok := firstErr.Load().(error); ok {
+		return nil, err
+	}
+	return complete, nil
+}
+
+// removeGang deletes the gang's pods and PodGroup, and waits until the pods
+// are gone so that the next gang finds the capacity free.
+func removeGang(ctx context.Context, cs kubernetes.Interface, g *gang.Gang) error {
+	zero := int64(0)
+	sel := metav1.ListOptions{LabelSelector: g.Selector()}
+	if err := cs.CoreV1().Pods(g.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
+		return err
+	}
+	if err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Delete(ctx, g.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
+		l, err := cs.CoreV1().Pods(g.Namespace).List(ctx, metav1.ListOptions{LabelSelector: g.Selector(), Limit: 1})
+		return err == nil && len(l.Items) == 0, nil
+	})
+}
+
+// namespaceFor turns scenario and workload names into a namespace name.
+func namespaceFor(scenario, workload string) string {
+	n := strings.ToLower("bench-" + scenario + "-" + workload)
+	n = strings.NewReplacer("_", "-", ".", "-").Replace(n)
+	if len(n) > 63 {
+		n = strings.TrimRight(n[:63], "-")
+	}
+	return n
+}
+
+func createNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gangconf.io/run": "true"}}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	// Pods are admitted only once the default service account exists.
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+}
+
+func deleteNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {
+	zero := int64(0)
+	_ = cs.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	if err := cs.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}

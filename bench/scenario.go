@@ -1,0 +1,187 @@
+// Package bench measures how fast a scheduler places gangs: declarative
+// scenarios, a runner that times every gang from the outside, the
+// scheduler's own histograms where it exposes them, and result writers.
+package bench
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gangconf/gangconf/fixtures"
+)
+
+//go:embed scenarios/*.yaml
+var scenarioFiles embed.FS
+
+// Scenario is a benchmark: a cluster profile and the workloads run on it.
+type Scenario struct {
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Labels      []string   `json:"labels"`
+	Cluster     string     `json:"cluster"`
+	Workloads   []Workload `json:"workloads"`
+}
+
+// Workload is one kind of gang, at one or more sizes.
+type Workload struct {
+	Name string `json:"name"`
+	// Policy is gang (minCount = size) or basic.
+	Policy string `json:"policy"`
+	// Mode is sequential (one gang at a time, capacity freed in between: each
+	// gang measures one scheduling cycle) or concurrent (all gangs created at
+	// once: throughput under queueing).
+	Mode  string      `json:"mode"`
+	Sizes []int       `json:"sizes"`
+	Gangs []GangCount `json:"gangs"`
+	// Requests of every pod.
+	Requests corev1.ResourceList `json:"requests"`
+}
+
+// GangCount says how many gangs to run of sizes up to MaxSize (0: any size).
+// The first rule that matches a size applies.
+type GangCount struct {
+	MaxSize int `json:"maxSize,omitempty"`
+	Count   int `json:"count"`
+}
+
+// Policies and modes.
+const (
+	PolicyGang       = "gang"
+	PolicyBasic      = "basic"
+	ModeSequential   = "sequential"
+	ModeConcurrent   = "concurrent"
+	labelStandardSet = "performance"
+)
+
+// GangsOf is how many gangs of the given size the workload runs.
+func (w Workload) GangsOf(size int) int {
+	for _, g := range w.Gangs {
+		if g.MaxSize == 0 || size <= g.MaxSize {
+			return g.Count
+		}
+	}
+	return 0
+}
+
+// Scenarios lists the embedded scenarios' names.
+func Scenarios() []string {
+	entries, _ := fs.ReadDir(scenarioFiles, "scenarios")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Load loads and validates the scenario called name.
+func Load(name string) (*Scenario, error) {
+	data, err := scenarioFiles.ReadFile(path.Join("scenarios", name+".yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Scenarios(), ", "))
+	}
+	var s Scenario
+	if err := yaml.UnmarshalStrict(data, &s); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// Select resolves a comma-separated list of scenario names; empty means the
+// standard set (every scenario labelled performance).
+func Select(list string) ([]*Scenario, error) {
+	var names []string
+	if strings.TrimSpace(list) == "" {
+		for _, n := range Scenarios() {
+			s, err := Load(n)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(s.Labels, labelStandardSet) {
+				names = append(names, n)
+			}
+		}
+	} else {
+		names = strings.Split(list, ",")
+	}
+	var out []*Scenario
+	for _, n := range names {
+		s, err := Load(strings.TrimSpace(n))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Validate checks the scenario against its cluster profile before any
+// cluster starts: every gang it asks for must fit.
+func (s *Scenario) Validate() error {
+	prof, err := fixtures.LoadProfile(s.Cluster)
+	if err != nil {
+		return err
+	}
+	shape, err := fixtures.Shape(prof.Nodes.Shape)
+	if err != nil {
+		return err
+	}
+	if len(s.Workloads) == 0 {
+		return fmt.Errorf("no workloads")
+	}
+	for _, w := range s.Workloads {
+		if w.Policy != PolicyGang && w.Policy != PolicyBasic {
+			return fmt.Errorf("workload %s: policy %q, want gang or basic", w.Name, w.Policy)
+		}
+		if w.Mode != ModeSequential && w.Mode != ModeConcurrent {
+			return fmt.Errorf("workload %s: mode %q, want sequential or concurrent", w.Name, w.Mode)
+		}
+		if len(w.Requests) == 0 {
+			return fmt.Errorf("workload %s: no pod requests", w.Name)
+		}
+		perNode := podsPerNode(shape.Capacity, w.Requests)
+		capacity := perNode * prof.Nodes.Count
+		for _, size := range w.Sizes {
+			n := w.GangsOf(size)
+			if size < 1 || n < 1 {
+				return fmt.Errorf("workload %s: size %d runs %d gangs; both must be at least 1", w.Name, size, n)
+			}
+			need := size
+			if w.Mode == ModeConcurrent {
+				need = size * n
+			}
+			if need > capacity {
+				return fmt.Errorf("workload %s: size %d needs %d pods at once, above the capacity of %s (%d pods of these requests)",
+					w.Name, size, need, s.Cluster, capacity)
+			}
+		}
+	}
+	return nil
+}
+
+// podsPerNode is how many pods of the given requests fit on one node.
+func podsPerNode(capacity, requests corev1.ResourceList) int {
+	fit := int(capacity.Pods().Value())
+	for r, q := range requests {
+		c, ok := capacity[r]
+		if !ok || q.MilliValue() == 0 {
+			if ok {
+				continue
+			}
+			return 0
+		}
+		fit = min(fit, int(c.MilliValue()/q.MilliValue()))
+	}
+	return fit
+}
