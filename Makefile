@@ -23,9 +23,10 @@ PROCS ?= 4## parallel Ginkgo processes
 SCENARIO ?=## bench scenarios, comma list (default: the standard set): smoke, gang-size-sweep, upstream-gangs
 SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
 REPEATS ?= 1## bench: runs of each scenario
+BASELINE ?=## report: another results directory to compare the benchmarks with
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BASELINE
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
@@ -33,16 +34,19 @@ CONTROLS_RECORD := suites/conformance/controls.yaml
 ##@ Main
 
 .PHONY: run
-run: build ## the main job: core conformance against the reference scheduler on a kwok cluster
+run: build ## the main job: core conformance + a quick benchmark + the report, reference scheduler, kwok cluster
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference
-	@echo "results: $(RESULTS) (junit_01.xml, e2e.log, ginkgo-report.json, logs/)"
+	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference
+	@$(MAKE) --no-print-directory report
 
 .PHONY: test
-test: verify unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, a bench smoke run
-	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test/reference
-	@$(MAKE) --no-print-directory control CONTROL=no-gang
-	@$(MAKE) --no-print-directory control CONTROL=no-api
-	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test/bench
+test: verify browser unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, a bench smoke run, the report
+	@rm -rf $(OUTPUT)/test
+	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
 ##@ Build and check
 
@@ -54,9 +58,13 @@ build: ## compile the pinned control plane, kwok and the reference scheduler int
 verify: ## gofmt, go vet, go mod tidy
 	@hack/verify.sh
 
+.PHONY: browser
+browser: ## install Debian's chromium for the report's browser test, if missing
+	@hack/install-chromium.sh
+
 .PHONY: unit
 unit: ## unit tests (with the race detector)
-	go test -race -count=1 ./fixtures/... ./reference-scheduler/... ./suites/framework/... ./suites/cmd/... ./bench/...
+	go test -race -count=1 ./fixtures/... ./reference-scheduler/... ./suites/framework/... ./suites/cmd/... ./bench/... ./reports/...
 
 ##@ Clusters
 
@@ -77,11 +85,11 @@ conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
 	CLUSTER_NAME=conformance-$(SCHEDULER) $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance 2>&1 | tee $(RESULTS)/e2e.log
 
 .PHONY: control
-control: build ## run negative control CONTROL and check it fails exactly the specs recorded for it
-	@rm -rf $(OUTPUT)/test/$(CONTROL)
-	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(OUTPUT)/test/$(CONTROL) > /dev/null
+control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL; fail unless it fails exactly its recorded specs
+	@rm -rf $(RESULTS)/controls/$(CONTROL)
+	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(RESULTS)/controls/$(CONTROL) > /dev/null
 	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) \
-		-report $(OUTPUT)/test/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
+		-report $(RESULTS)/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
 
 ##@ Benchmarks
 
@@ -93,6 +101,12 @@ bench: build ## run benchmark SCENARIO(s) against SCHEDULER (also: ceiling); res
 bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make bench-compare OLD=<results dir> NEW=<results dir>"; exit 2; }
 	go tool benchstat $(OLD)/bench/bench.txt $(NEW)/bench/bench.txt
+
+##@ Reports
+
+.PHONY: report
+report: ## write report.html and report.md for $(RESULTS) (BASELINE=dir adds ratios)
+	@go run ./reports/cmd/gangreport
 
 .PHONY: clean
 clean: cluster-down ## remove _output (binaries, results, clusters)

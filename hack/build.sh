@@ -20,11 +20,19 @@ programs=(
   reference-scheduler=./reference-scheduler
 )
 
+# Kubernetes binaries report the version they were built from, as release
+# builds do; without it they say v0.0.0-master and so would every report.
+k8s=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+major=${k8s#v}; major=${major%%.*}
+minor=${k8s#v*.}; minor=${minor%%.*}
+ldflags="-X k8s.io/component-base/version.gitVersion=$k8s -X k8s.io/component-base/version.gitMajor=$major -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+ldflags="$ldflags -X k8s.io/client-go/pkg/version.gitVersion=$k8s -X k8s.io/client-go/pkg/version.gitMajor=$major -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+
 for p in "${programs[@]}"; do
   name=${p%%=*}
   pkg=${p#*=}
   start=$(date +%s)
   # -trimpath keeps machine paths out of the binaries.
-  go build -trimpath -o "$out/$name" "$pkg"
+  go build -trimpath -ldflags "$ldflags" -o "$out/$name" "$pkg"
   echo "built $out/$name ($(( $(date +%s) - start ))s)"
 done

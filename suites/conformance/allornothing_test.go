@@ -14,14 +14,14 @@ import (
 
 // Semantics items 8, 9, 10 and 12.
 var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all-or-nothing"), func() {
-	ginkgo.It("a gang that fits binds all its pods", func(ctx context.Context) {
+	ginkgo.It("a gang that fits binds all its pods", ginkgo.Label("item:9"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("fits", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 4)
 		f.Create(ctx, g)
 		f.ExpectBound(ctx, g, 3, "every member of a gang that fits is bound")
 	})
 
-	ginkgo.Context("a gang that cannot fully fit", func() {
+	ginkgo.Context("a gang that cannot fully fit", ginkgo.Label("item:8"), func() {
 		var g *gang.Gang
 		ginkgo.BeforeEach(func(ctx context.Context) {
 			s := f.NewSpec(ctx)
@@ -56,7 +56,7 @@ var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all
 		})
 	})
 
-	ginkgo.It("members beyond what fits stay Pending while the quorum is bound (watched for 5s)", func(ctx context.Context) {
+	ginkgo.It("members beyond what fits stay Pending while the quorum is bound (watched for 5s)", ginkgo.Label("item:9"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		// minCount 2 of 3 members; two nodes fit two.
 		g := s.GPUGang("surplus", s.Slice(ctx, "gpu-8x", 2, 2), 2, 3, 8)
@@ -65,7 +65,7 @@ var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all
 		f.ExpectStaysBound(ctx, g, 2, "the third member, which does not fit, stays Pending")
 	})
 
-	ginkgo.It("a member that arrives after its gang was scheduled is scheduled too", func(ctx context.Context) {
+	ginkgo.It("a member that arrives after its gang was scheduled is scheduled too", ginkgo.Label("item:9"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("late", s.Slice(ctx, "gpu-8x", 3, 3), 2, 2, 8)
 		f.Create(ctx, g)
@@ -75,7 +75,7 @@ var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all
 		f.ExpectBound(ctx, g, 3, "the late third member is bound")
 	})
 
-	ginkgo.It("a homogeneous gang that fits only by using every free node is placed", func(ctx context.Context) {
+	ginkgo.It("a homogeneous gang that fits only by using every free node is placed", ginkgo.Label("item:12"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		sl := s.Slice(ctx, "gpu-8x", 4, 4)
 		// Five GPUs of every node are taken first: two 5-GPU pods never
@@ -92,7 +92,7 @@ var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all
 })
 
 // Semantics item 10.
-var _ = ginkgo.Describe("Basic policy", ginkgo.Label("profile:core", "area:all-or-nothing"), func() {
+var _ = ginkgo.Describe("Basic policy", ginkgo.Label("profile:core", "area:all-or-nothing", "item:10"), func() {
 	ginkgo.It("every member that fits is scheduled, with no quorum (watched for 5s)", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("basic", s.Slice(ctx, "gpu-8x", 2, 2), 0, 3, 8)

@@ -19,7 +19,7 @@ import (
 
 // Semantics items 1 and 2.
 var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api"), func() {
-	ginkgo.It("serves Workload and PodGroup in scheduling.k8s.io/v1beta1", func(ctx context.Context) {
+	ginkgo.It("serves Workload and PodGroup in scheduling.k8s.io/v1beta1", ginkgo.Label("item:1"), func(ctx context.Context) {
 		list, err := f.Client.Discovery().ServerResourcesForGroupVersion(schedulingv1beta1.SchemeGroupVersion.String())
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the API server does not serve %s", schedulingv1beta1.SchemeGroupVersion)
 		var names []string
@@ -29,7 +29,7 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 		gomega.Expect(names).To(gomega.ContainElements("workloads", "podgroups", "podgroups/status"))
 	})
 
-	ginkgo.It("a PodGroup can be created, read, listed, patched, updated and deleted", func(ctx context.Context) {
+	ginkgo.It("a PodGroup can be created, read, listed, patched, updated and deleted", ginkgo.Label("item:1"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		pgs := f.Client.SchedulingV1beta1().PodGroups(s.Namespace)
 		pg, err := s.GPUGang("crud", nil, 2, 0, 0).PodGroup()
@@ -58,7 +58,7 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 		}).WithTimeout(framework.Patience).Should(gomega.Satisfy(apierrors.IsNotFound), "a PodGroup with no members is gone after delete")
 	})
 
-	ginkgo.It("PodGroup status is written through the /status subresource, and not through the PodGroup itself", func(ctx context.Context) {
+	ginkgo.It("PodGroup status is written through the /status subresource, and not through the PodGroup itself", ginkgo.Label("item:1"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		pgs := f.Client.SchedulingV1beta1().PodGroups(s.Namespace)
 		pg, err := s.GPUGang("status", nil, 2, 0, 0).PodGroup()
@@ -78,7 +78,7 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 		gomega.Expect(meta.FindStatusCondition(pg.Status.Conditions, "ThroughStatus")).NotTo(gomega.BeNil(), "the /status subresource writes status")
 	})
 
-	ginkgo.It("a Workload can be created, read, listed, updated and deleted", func(ctx context.Context) {
+	ginkgo.It("a Workload can be created, read, listed, updated and deleted", ginkgo.Label("item:1"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		ws := f.Client.SchedulingV1beta1().Workloads(s.Namespace)
 		w, err := fixtures.Workload()
@@ -97,7 +97,7 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 		gomega.Expect(ws.Delete(ctx, "train", metav1.DeleteOptions{})).To(gomega.Succeed(), "delete")
 	})
 
-	ginkgo.Context("a pod's spec.schedulingGroup", func() {
+	ginkgo.Context("a pod's spec.schedulingGroup", ginkgo.Label("item:2"), func() {
 		var s *framework.Spec
 		var pod *corev1.Pod
 		ginkgo.BeforeEach(func(ctx context.Context) {
@@ -130,7 +130,7 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 })
 
 // Semantics item 4.
-var _ = ginkgo.Describe("PodGroup priority", ginkgo.Label("profile:core", "area:api"), func() {
+var _ = ginkgo.Describe("PodGroup priority", ginkgo.Label("profile:core", "area:api", "item:4"), func() {
 	create := func(ctx context.Context, class string, priority *int32) (*schedulingv1beta1.PodGroup, error) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("prio", nil, 1, 0, 0)

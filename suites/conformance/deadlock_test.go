@@ -40,7 +40,7 @@ func oneWinner(counts []int) bool {
 }
 
 // Semantics item 11.
-var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlock"), func() {
+var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlock", "item:11"), func() {
 	// n gangs of three 8-GPU members on three 8-GPU nodes: room for exactly
 	// one gang at a time, pods created interleaved.
 	competing := func(ctx context.Context, n int) []*gang.Gang {

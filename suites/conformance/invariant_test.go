@@ -12,7 +12,7 @@ import (
 
 // Serial specs run on the first process after every parallel spec is done,
 // so this one sees the whole run.
-var _ = ginkgo.Describe("Invariant", ginkgo.Serial, ginkgo.Label("profile:core", "area:invariant"), func() {
+var _ = ginkgo.Describe("Invariant", ginkgo.Serial, ginkgo.Label("profile:core", "area:invariant", "item:15"), func() {
 	ginkgo.It("no gang stayed partially bound during the run (quiet window 5s)", func(ctx context.Context) {
 		gomega.Expect(invariants).NotTo(gomega.BeNil(), "the invariant monitor runs on the first process")
 		violations := invariants.WaitQuiet(ctx)

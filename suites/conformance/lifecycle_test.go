@@ -17,7 +17,7 @@ import (
 const protectionFinalizer = "scheduling.k8s.io/podgroup-protection"
 
 // Semantics item 5.
-var _ = ginkgo.Describe("Deletion protection", ginkgo.Label("profile:core", "area:lifecycle"), func() {
+var _ = ginkgo.Describe("Deletion protection", ginkgo.Label("profile:core", "area:lifecycle", "item:5"), func() {
 	ginkgo.It("a new PodGroup carries the podgroup-protection finalizer", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		pg, err := f.Client.SchedulingV1beta1().PodGroups(s.Namespace).Create(ctx, newPodGroup(s), metav1.CreateOptions{})

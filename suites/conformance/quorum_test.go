@@ -10,7 +10,7 @@ import (
 )
 
 // Semantics items 6 and 7.
-var _ = ginkgo.Describe("Quorum", ginkgo.Label("profile:core", "area:quorum"), func() {
+var _ = ginkgo.Describe("Quorum", ginkgo.Label("profile:core", "area:quorum", "item:7"), func() {
 	var g *gang.Gang
 	ginkgo.BeforeEach(func(ctx context.Context) {
 		s := f.NewSpec(ctx)
@@ -43,7 +43,7 @@ var _ = ginkgo.Describe("Quorum", ginkgo.Label("profile:core", "area:quorum"), f
 	})
 })
 
-var _ = ginkgo.Describe("Missing PodGroup", ginkgo.Label("profile:core", "area:quorum"), func() {
+var _ = ginkgo.Describe("Missing PodGroup", ginkgo.Label("profile:core", "area:quorum", "item:6"), func() {
 	var g *gang.Gang
 	ginkgo.BeforeEach(func(ctx context.Context) {
 		s := f.NewSpec(ctx)

@@ -29,7 +29,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 	}
 	isScheduled := framework.HaveCondition(metav1.ConditionTrue, reasonScheduled)
 
-	ginkgo.It("a scheduled gang reports PodGroupInitiallyScheduled=True, reason Scheduled, with observedGeneration", func(ctx context.Context) {
+	ginkgo.It("a scheduled gang reports PodGroupInitiallyScheduled=True, reason Scheduled, with observedGeneration", ginkgo.Label("item:14"), func(ctx context.Context) {
 		scheduled(ctx)
 		c := f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled, isScheduled, "the PodGroup says it was scheduled")
 		pg, err := f.Client.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
@@ -37,7 +37,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 		gomega.Expect(c.ObservedGeneration).To(gomega.Equal(pg.Generation), "observedGeneration is the PodGroup's generation")
 	})
 
-	ginkgo.It("PodGroupInitiallyScheduled stays True after its members are gone (watched for 5s)", func(ctx context.Context) {
+	ginkgo.It("PodGroupInitiallyScheduled stays True after its members are gone (watched for 5s)", ginkgo.Label("item:14"), func(ctx context.Context) {
 		scheduled(ctx)
 		f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled, isScheduled, "the PodGroup says it was scheduled")
 		zero := int64(0)
@@ -48,7 +48,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 		}).WithTimeout(framework.QuietWindow).Should(isScheduled, "the condition never goes back to False")
 	})
 
-	ginkgo.Context("members whose priority differs from their PodGroup's", func() {
+	ginkgo.Context("members whose priority differs from their PodGroup's", ginkgo.Label("item:13"), func() {
 		ginkgo.BeforeEach(func(ctx context.Context) {
 			s := f.NewSpec(ctx)
 			g = s.GPUGang("mixed", s.Slice(ctx, "gpu-8x", 2, 2), 2, 2, 8)

@@ -28,6 +28,7 @@ var (
 	invariants *monitor.Monitor
 	// removePriorityClasses undoes what the suite added to the cluster.
 	removePriorityClasses func(context.Context) error
+	runID, noSlices       string
 )
 
 func TestConformance(t *testing.T) {
@@ -47,11 +48,23 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	gomega.Expect(env.WriteEnvironment(ctx)).To(gomega.Succeed())
 	cs, err := env.Clientset()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	pre, err := harness.RunPreflight(ctx, cs, s.Provider == "kwok")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.GinkgoWriter.Println(pre.String())
+	gomega.Expect(pre.Write(s.Results)).To(gomega.Succeed())
+	// On a cluster it was handed, the harness runs nothing the cluster
+	// cannot serve; clusters it made itself (the no-api control among
+	// them) go on, so that every spec reports what it finds.
+	if s.Provider == "existing" {
+		gomega.Expect(pre.Err()).NotTo(gomega.HaveOccurred())
+	}
+	runID = framework.NewRunID()
+	noSlices = pre.NoSlices
 	removePriorityClasses, err = framework.EnsurePriorityClasses(ctx, cs)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	invariants, err = monitor.Start(ctx, cs, framework.QuietWindow)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName}.Encode()
+	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName, RunID: runID, NoSlices: noSlices}.Encode()
 }, func(ctx context.Context, data []byte) {
 	shared, err := framework.DecodeShared(data)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -64,6 +77,11 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 var _ = ginkgo.SynchronizedAfterSuite(func() {}, func(ctx context.Context) {
 	if invariants != nil {
 		invariants.Stop()
+	}
+	if f != nil && env != nil && env.Provider == "existing" {
+		// After an interrupt, specs may not have cleaned up: remove what this
+		// run labelled, and only that.
+		gomega.Expect(framework.RemoveRun(ctx, f.Client, f.RunID)).To(gomega.Succeed())
 	}
 	if removePriorityClasses != nil {
 		gomega.Expect(removePriorityClasses(ctx)).To(gomega.Succeed())

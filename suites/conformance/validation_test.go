@@ -39,7 +39,7 @@ func newWorkload(s *framework.Spec, n int) *schedulingv1beta1.Workload {
 
 // Semantics item 3: each rule is a table entry, the object and the field the
 // rejection must name. A rejection counts only as a 422 naming that field.
-var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validation"), func() {
+var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validation", "item:3"), func() {
 	ginkgo.DescribeTable("rejects a new PodGroup",
 		func(ctx context.Context, field string, mutate func(*schedulingv1beta1.PodGroup)) {
 			s := f.NewSpec(ctx)

@@ -33,7 +33,15 @@ const LabelRun = "gangconf.io/run"
 type Shared struct {
 	Kubeconfig    string `json:"kubeconfig"`
 	SchedulerName string `json:"schedulerName"`
+	// RunID labels every namespace and node this run creates.
+	RunID string `json:"runID"`
+	// NoSlices, when set, is why specs that need a private node slice are
+	// skipped (the cluster cannot make fake nodes).
+	NoSlices string `json:"noSlices,omitempty"`
 }
+
+// NewRunID names a run.
+func NewRunID() string { return randomID() }
 
 // Encode and DecodeShared carry Shared between Ginkgo's parallel processes.
 func (s Shared) Encode() []byte { b, _ := json.Marshal(s); return b }
@@ -78,7 +86,7 @@ type Spec struct {
 func (f *Framework) NewSpec(ctx context.Context) *Spec {
 	ginkgo.GinkgoHelper()
 	id := "gc-" + randomID()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: map[string]string{LabelRun: "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: map[string]string{LabelRun: f.RunID}}}
 	_, err := f.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create namespace %s", id)
 	s := &Spec{f: f, ID: id, Namespace: id}
@@ -95,7 +103,10 @@ func (f *Framework) NewSpec(ctx context.Context) *Spec {
 // Slice creates count nodes of shape (racks of perRack) for this spec alone.
 func (s *Spec) Slice(ctx context.Context, shape string, count, perRack int) *cluster.Slice {
 	ginkgo.GinkgoHelper()
-	sl, err := cluster.NewSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack)
+	if s.f.NoSlices != "" {
+		ginkgo.Skip(s.f.NoSlices)
+	}
+	sl, err := cluster.NewSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack, map[string]string{LabelRun: s.f.RunID})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create node slice %s", s.ID)
 	s.slices = append(s.slices, sl)
 	return sl
@@ -135,6 +146,26 @@ func (s *Spec) GPUGang(name string, sl *cluster.Slice, minCount int32, members i
 func (f *Framework) Create(ctx context.Context, g *gang.Gang) {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(g.Create(ctx, f.Client)).To(gomega.Succeed())
+}
+
+// RemoveRun deletes every namespace and node labelled with the run's ID:
+// what specs left behind when the run was interrupted, and nothing else.
+func RemoveRun(ctx context.Context, cs kubernetes.Interface, runID string) error {
+	sel := metav1.ListOptions{LabelSelector: LabelRun + "=" + runID}
+	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, ns := range nss.Items {
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func randomID() string {

@@ -100,7 +100,7 @@ func TestSlicePinsPodsToItsNodes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	// Nodes in a fake clientset never turn Ready: NewSlice reports that.
-	_, err := NewSlice(ctx, cs, "spec-a", "gpu-8x", 2, 2)
+	_, err := NewSlice(ctx, cs, "spec-a", "gpu-8x", 2, 2, nil)
 	if err == nil || !strings.Contains(err.Error(), "slice spec-a") {
 		t.Fatalf("err = %v", err)
 	}
@@ -118,7 +118,7 @@ func TestSlicePinsPodsToItsNodes(t *testing.T) {
 	if !p.Spec.Tolerations[0].ToleratesTaint(klog.Background(), &taint, false) {
 		t.Errorf("pod does not tolerate its slice's taint %v", taint)
 	}
-	if _, err := NewSlice(ctx, cs, "spec-b", "gpu-8x", 3, 2); err == nil {
+	if _, err := NewSlice(ctx, cs, "spec-b", "gpu-8x", 3, 2, nil); err == nil {
 		t.Error("a slice that does not fill its racks was accepted")
 	}
 }

@@ -22,8 +22,9 @@ type Slice struct {
 }
 
 // NewSlice creates count nodes of the named shape for the slice id, spread
-// over racks of perRack nodes, and waits until they are Ready.
-func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int) (*Slice, error) {
+// over racks of perRack nodes, with the extra labels, and waits until they
+// are Ready.
+func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int, labels map[string]string) (*Slice, error) {
 	sh, err := fixtures.Shape(shape)
 	if err != nil {
 		return nil, err
@@ -39,6 +40,9 @@ func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, co
 		SetName: id,
 		Labels:  map[string]string{LabelSlice: id},
 		Taints:  []corev1.Taint{{Key: LabelSlice, Value: id, Effect: corev1.TaintEffectNoSchedule}},
+	}
+	for k, v := range labels {
+		s.Nodes.Labels[k] = v
 	}
 	if err := CreateNodes(ctx, cs, s.Nodes); err != nil {
 		return nil, err

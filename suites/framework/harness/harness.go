@@ -61,6 +61,17 @@ type Settings struct {
 	ClusterName string
 	// SchedulerPort is the scheduler's secure port; 0 picks a free one.
 	SchedulerPort int
+	// SchedulerCmd is SCHEDULER=command's command line (a Go template with
+	// {{.Kubeconfig}} and {{.SchedulerName}}), SchedulerReadyURL its optional
+	// readiness probe.
+	SchedulerCmd      string
+	SchedulerReadyURL string
+	// SchedulerBin, SchedulerConfig and SchedulerArgs are SCHEDULER=binary's
+	// kube-scheduler-compatible program, its KubeSchedulerConfiguration and
+	// extra arguments (split on spaces).
+	SchedulerBin    string
+	SchedulerConfig string
+	SchedulerArgs   string
 }
 
 // Environment variable names, shared by the Makefile, the CLI and the suites.
@@ -74,6 +85,11 @@ const (
 	EnvBinDir        = "BIN_DIR"
 	EnvWorkDir       = "WORK_DIR"
 	EnvClusterName   = "CLUSTER_NAME"
+	EnvSchedulerCmd  = "SCHEDULER_CMD"
+	EnvSchedulerURL  = "SCHEDULER_READY_URL"
+	EnvSchedulerBin  = "SCHEDULER_BIN"
+	EnvSchedulerConf = "SCHEDULER_CONFIG"
+	EnvSchedulerArgs = "SCHEDULER_ARGS"
 )
 
 // FromEnv reads settings from the environment, with the Makefile's defaults.
@@ -94,6 +110,12 @@ func FromEnv() Settings {
 		BinDir:        get(EnvBinDir, "_output/bin"),
 		WorkDir:       get(EnvWorkDir, "_output/kwok"),
 		ClusterName:   get(EnvClusterName, "gangconf"),
+
+		SchedulerCmd:      os.Getenv(EnvSchedulerCmd),
+		SchedulerReadyURL: os.Getenv(EnvSchedulerURL),
+		SchedulerBin:      os.Getenv(EnvSchedulerBin),
+		SchedulerConfig:   os.Getenv(EnvSchedulerConf),
+		SchedulerArgs:     os.Getenv(EnvSchedulerArgs),
 	}
 }
 
@@ -118,15 +140,36 @@ func (s *Settings) Validate() error {
 	default:
 		return fmt.Errorf("unknown PROVIDER %q (known: kwok, existing)", s.Provider)
 	}
-	switch {
-	case s.Scheduler == "external":
+	switch s.Scheduler {
+	case "external":
 		if s.SchedulerName == "" {
 			return errors.New("SCHEDULER=external needs SCHEDULER_NAME=<the schedulerName it serves>")
+		}
+	case "command":
+		if s.SchedulerName == "" {
+			return errors.New("SCHEDULER=command needs SCHEDULER_NAME=<the schedulerName it serves>")
+		}
+		if _, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine(); err != nil {
+			return err
+		}
+	case "binary":
+		if s.SchedulerBin == "" || s.SchedulerConfig == "" {
+			return errors.New("SCHEDULER=binary needs SCHEDULER_BIN=<kube-scheduler-compatible binary> and SCHEDULER_CONFIG=<KubeSchedulerConfiguration file>")
+		}
+		cfg, err := os.ReadFile(s.SchedulerConfig)
+		if err != nil {
+			return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
+		}
+		if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
+			return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
+		}
+		if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
+			return fmt.Errorf("SCHEDULER_BIN: %w", err)
 		}
 	default:
 		prof, err := refconfig.Lookup(schedulerProfile(s.Scheduler))
 		if err != nil {
-			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
+			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, binary, command, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
 		}
 		if _, ok := clusterControls[s.Scheduler]; ok && s.Provider != "kwok" {
 			return fmt.Errorf("SCHEDULER=%s changes the cluster's API server, so it needs PROVIDER=kwok", s.Scheduler)
@@ -178,29 +221,57 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 			return env, err
 		}
 	}
-	if s.Scheduler == "external" {
-		return env, nil
-	}
-	proc, _, err := scheduler.Reference(scheduler.ReferenceOptions{
-		Profile:    schedulerProfile(s.Scheduler),
-		BinDir:     s.BinDir,
-		Kubeconfig: env.Kubeconfig,
-		RunDir:     env.runDir(),
-		LogDir:     filepath.Join(s.Results, "logs"),
-		Port:       s.SchedulerPort,
-	})
-	if err != nil {
+	proc, err := env.prepareScheduler()
+	if err != nil || proc == nil {
 		return env, err
 	}
 	if err := proc.Start(detached); err != nil {
 		return env, err
 	}
 	env.SchedulerProcess = proc
-	if err := proc.WaitReady(ctx, time.Minute); err != nil {
+	if proc.ReadyURL != "" {
+		err = proc.WaitReady(ctx, time.Minute)
+	} else {
+		err = env.waitProbeBound(ctx, proc)
+	}
+	if err != nil {
 		return env, err
 	}
-	logf("scheduler %s ready on 127.0.0.1:%d, log %s", proc.Name, proc.Port, proc.LogPath)
+	logf("scheduler %s ready (schedulerName %s), log %s", proc.Name, env.SchedulerName, proc.LogPath)
 	return env, nil
+}
+
+// prepareScheduler builds the process of the scheduler under test; nil when
+// the harness does not run it (external).
+func (e *Env) prepareScheduler() (*scheduler.Process, error) {
+	logDir := filepath.Join(e.Results, "logs")
+	switch e.Settings.Scheduler {
+	case "external":
+		return nil, nil
+	case "command":
+		return scheduler.Command(scheduler.CommandOptions{
+			Template: e.SchedulerCmd, Kubeconfig: e.Kubeconfig, SchedulerName: e.SchedulerName,
+			ReadyURL: e.SchedulerReadyURL, RunDir: e.runDir(), LogDir: logDir,
+		})
+	case "binary":
+		cfg, err := os.ReadFile(e.SchedulerConfig)
+		if err != nil {
+			return nil, err
+		}
+		proc, name, err := scheduler.KubeScheduler(scheduler.KubeSchedulerOptions{
+			Name: "binary", Binary: e.SchedulerBin, Config: cfg, ExtraArgs: strings.Fields(e.SchedulerArgs),
+			Kubeconfig: e.Kubeconfig, RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort,
+		})
+		if err == nil && e.Settings.SchedulerName == "" {
+			e.Settings.SchedulerName = name
+		}
+		return proc, err
+	}
+	proc, _, err := scheduler.Reference(scheduler.ReferenceOptions{
+		Profile: schedulerProfile(e.Settings.Scheduler), BinDir: e.BinDir, Kubeconfig: e.Kubeconfig,
+		RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort,
+	})
+	return proc, err
 }
 
 func (e *Env) kwokOptions() cluster.KwokOptions {

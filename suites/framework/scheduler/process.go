@@ -28,6 +28,9 @@ type Process struct {
 	// Port is the scheduler's secure port on loopback (/readyz, /metrics);
 	// 0 when the scheduler has none the harness knows of.
 	Port int
+	// ReadyURL answers 200 once the scheduler is ready; empty when the
+	// harness must find readiness another way.
+	ReadyURL string
 	// PIDFile records the PID so another process (make cluster-down) can
 	// stop a scheduler that outlived the process that started it.
 	PIDFile string
@@ -80,7 +83,12 @@ func (p *Process) Start(detached bool) error {
 		close(p.exited)
 	}()
 	if p.PIDFile != "" {
-		if err := os.WriteFile(p.PIDFile, []byte(strconv.Itoa(p.cmd.Process.Pid)+"\n"+p.Binary+"\n"), 0o644); err != nil {
+		// The resolved path is what /proc/<pid>/exe will show.
+		exe, err := filepath.EvalSymlinks(p.Binary)
+		if err != nil {
+			exe = p.Binary
+		}
+		if err := os.WriteFile(p.PIDFile, []byte(strconv.Itoa(p.cmd.Process.Pid)+"\n"+exe+"\n"), 0o644); err != nil {
 			_ = p.Stop()
 			return err
 		}
@@ -88,17 +96,17 @@ func (p *Process) Start(detached bool) error {
 	return nil
 }
 
-// WaitReady blocks until the scheduler answers /readyz with 200, and fails at
-// once, with the end of its log, if the process exits first.
+// WaitReady blocks until ReadyURL answers 200, and fails at once, with the
+// end of its log, if the process exits first.
 func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
+	return p.WaitUntil(ctx, timeout, "ready on "+p.ReadyURL, p.readyURLOK)
+}
+
+// WaitUntil blocks until ok says yes, polling it, and fails at once, with the
+// end of the log, if the process exits first.
+func (p *Process) WaitUntil(ctx context.Context, timeout time.Duration, what string, ok func(context.Context) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client := &http.Client{
-		Timeout: 2 * time.Second,
-		// The scheduler serves /readyz over its own self-signed certificate.
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
-	}
-	url := fmt.Sprintf("https://127.0.0.1:%d/readyz", p.Port)
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -106,17 +114,31 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
 		case <-p.exited:
 			return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
 		case <-ctx.Done():
-			return fmt.Errorf("%s scheduler not ready on %s after %s; last lines of %s:\n%s", p.Name, url, timeout, p.LogPath, Tail(p.LogPath, 15))
+			return fmt.Errorf("%s scheduler not %s after %s; last lines of %s:\n%s", p.Name, what, timeout, p.LogPath, Tail(p.LogPath, 15))
 		case <-tick.C:
 		}
-		resp, err := client.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if ok(ctx) {
+			return nil
 		}
 	}
+}
+
+func (p *Process) readyURLOK(ctx context.Context) bool {
+	client := &http.Client{
+		Timeout: 2 * time.Second,
+		// Schedulers serve /readyz over their own self-signed certificate.
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.ReadyURL, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // PID is the process's ID (0 before Start).
@@ -130,7 +152,8 @@ func (p *Process) PID() int {
 // Exited is closed when the process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
-// Stop ends the process: SIGTERM, then SIGKILL after a grace period.
+// Stop ends the process and its process group (a command scheduler runs
+// under a shell): SIGTERM, then SIGKILL after a grace period.
 func (p *Process) Stop() error {
 	if p.cmd == nil || p.cmd.Process == nil {
 		return nil
@@ -138,11 +161,12 @@ func (p *Process) Stop() error {
 	select {
 	case <-p.exited:
 	default:
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		pid := p.cmd.Process.Pid
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
 		select {
 		case <-p.exited:
 		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			<-p.exited
 		}
 	}
@@ -171,7 +195,8 @@ func StopByPIDFile(pidFile string) error {
 	if !runs(pid, lines[1]) {
 		return nil
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
+	// Its process group: the scheduler and anything its shell started.
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if !runs(pid, lines[1]) {
@@ -179,7 +204,7 @@ func StopByPIDFile(pidFile string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	return nil
 }
 

@@ -2,9 +2,7 @@ package scheduler
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 
 	"sigs.k8s.io/yaml"
 
@@ -34,53 +32,27 @@ func Reference(o ReferenceOptions) (*Process, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	bin, err := filepath.Abs(filepath.Join(o.BinDir, "reference-scheduler"))
-	if err != nil {
+	bin := filepath.Join(o.BinDir, "reference-scheduler")
+	if err := binaryExists(bin); err != nil {
 		return nil, "", err
 	}
-	if st, err := os.Stat(bin); err != nil || st.IsDir() {
-		return nil, "", fmt.Errorf("binary %s not found (run `make build` first)", bin)
+	return KubeScheduler(KubeSchedulerOptions{
+		Name:       prof.Name,
+		Binary:     bin,
+		Config:     prof.Config,
+		ExtraArgs:  []string{"--feature-gates=" + prof.FeatureGates, "--v=2"},
+		Kubeconfig: o.Kubeconfig,
+		RunDir:     o.RunDir,
+		LogDir:     o.LogDir,
+		Port:       o.Port,
+	})
+}
+
+func binaryExists(bin string) error {
+	if err := executable(bin); err != nil {
+		return fmt.Errorf("binary %s not found (run `make build` first)", bin)
 	}
-	kubeconfig, err := filepath.Abs(o.Kubeconfig)
-	if err != nil {
-		return nil, "", err
-	}
-	if _, err := os.Stat(kubeconfig); err != nil {
-		return nil, "", fmt.Errorf("kubeconfig %s: %w", kubeconfig, err)
-	}
-	port, err := FreePort(o.Port)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := os.MkdirAll(o.RunDir, 0o755); err != nil {
-		return nil, "", err
-	}
-	cfgPath := filepath.Join(o.RunDir, "scheduler-"+prof.Name+".yaml")
-	cfg, err := WithKubeconfig(prof.Config, kubeconfig)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
-		return nil, "", err
-	}
-	p := &Process{
-		Name:   prof.Name,
-		Binary: bin,
-		Args: []string{
-			"--config=" + cfgPath,
-			"--feature-gates=" + prof.FeatureGates,
-			"--bind-address=127.0.0.1",
-			"--secure-port=" + strconv.Itoa(port),
-			// Readiness and metrics are read without credentials; they
-			// carry no secrets.
-			"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-			"--v=2",
-		},
-		LogPath: filepath.Join(o.LogDir, "scheduler-"+prof.Name+".log"),
-		Port:    port,
-		PIDFile: filepath.Join(o.RunDir, "scheduler.pid"),
-	}
-	return p, prof.SchedulerName, nil
+	return nil
 }
 
 // WithKubeconfig sets clientConnection.kubeconfig in a

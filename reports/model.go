@@ -1,0 +1,400 @@
+// Package reports turns a results directory into a one-page report a SIG
+// reviewer can judge: report.html (self-contained, plots inline) and
+// report.md (for pull requests and release notes). A missing or malformed
+// file makes the report say so; it never stops the report.
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/gangconf/gangconf/bench"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+// Profiles in the order the report shows them.
+var Profiles = []string{"core", "extended", "alpha"}
+
+// Model is everything the report shows.
+type Model struct {
+	Generated   time.Time
+	Environment *harness.Environment
+	Verdicts    []Verdict
+	Areas       []Area
+	Controls    []Control
+	Bench       []Scenario
+	Limits      []string
+	// Problems are files the report needed and could not read.
+	Problems []string
+	// HasSuite is false when the results hold no conformance run.
+	HasSuite bool
+}
+
+// Verdict is one profile's outcome.
+type Verdict struct {
+	Profile       string
+	Passed, Total int
+	Conformant    bool
+}
+
+// Area groups the specs of one area label.
+type Area struct {
+	Name  string
+	Specs []Spec
+}
+
+// Spec is one spec's outcome.
+type Spec struct {
+	Name     string
+	Profile  string
+	Item     string
+	State    string
+	Duration time.Duration
+	// Failure is the first lines of the failure message.
+	Failure string
+	Passed  bool
+}
+
+// Control is a negative control's evidence: the specs it failed.
+type Control struct {
+	Name   string
+	Killed []string
+	Ran    int
+}
+
+// Scenario is one benchmark scenario's table and plots.
+type Scenario struct {
+	Name  string
+	Rows  []BenchRow
+	Cost  []bench.Cost
+	Plots []Plot
+}
+
+// BenchRow is one workload at one size.
+type BenchRow struct {
+	Workload, Size, Mode, Policy string
+	// Client-side gang latency, ms.
+	P50, P90, P99 float64
+	// Throughput, pods/s: average of the samples.
+	Throughput float64
+	// Server-side attempt duration p50 (ms) and the bucket it lies in; empty
+	// when the scheduler exposes none.
+	ServerP50     string
+	BaselineRatio string
+}
+
+// Plot is an SVG, inline for HTML and linked for Markdown.
+type Plot struct {
+	Name string
+	// Rel is the path relative to the results directory.
+	Rel string
+	SVG string
+}
+
+// Load reads a results directory. baseline, if not empty, is another
+// results directory to compare the benchmarks with.
+func Load(dir, baseline string) *Model {
+	m := &Model{Generated: time.Now().UTC().Truncate(time.Second)}
+	m.loadEnvironment(dir)
+	m.loadSuite(dir)
+	m.loadControls(dir)
+	m.loadBench(dir, baseline)
+	if m.Environment != nil && m.Environment.FeatureGates != "" && !strings.Contains(m.Environment.FeatureGates, "GenericWorkload=true") {
+		m.Limits = append(m.Limits, "the cluster ran with feature gates "+m.Environment.FeatureGates+": the PodGroup API was off")
+	}
+	return m
+}
+
+func (m *Model) problem(format string, args ...any) {
+	m.Problems = append(m.Problems, fmt.Sprintf(format, args...))
+}
+
+func (m *Model) loadEnvironment(dir string) {
+	var env harness.Environment
+	if err := readJSON(filepath.Join(dir, "environment.json"), &env); err != nil {
+		m.problem("environment.json: %v", err)
+		return
+	}
+	m.Environment = &env
+}
+
+func (m *Model) loadSuite(dir string) {
+	if _, err := os.Stat(filepath.Join(dir, "junit_01.xml")); err != nil {
+		m.problem("junit_01.xml: %v", short(err))
+	}
+	specs, err := readSpecs(filepath.Join(dir, "ginkgo-report.json"))
+	if err != nil {
+		m.problem("ginkgo-report.json: %v", err)
+		return
+	}
+	m.HasSuite = true
+	areas := map[string][]Spec{}
+	for _, s := range specs.list {
+		areas[s.area] = append(areas[s.area], s.Spec)
+		if s.State == types.SpecStateSkipped.String() {
+			m.Limits = append(m.Limits, fmt.Sprintf("skipped: %s (%s)", s.Name, firstLine(s.Failure)))
+		}
+	}
+	var names []string
+	for a := range areas {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		m.Areas = append(m.Areas, Area{Name: a, Specs: areas[a]})
+	}
+	for _, p := range Profiles {
+		v := Verdict{Profile: p}
+		for _, s := range specs.list {
+			if s.Profile != p || s.State == types.SpecStateSkipped.String() {
+				continue
+			}
+			v.Total++
+			if s.Passed {
+				v.Passed++
+			}
+		}
+		v.Conformant = v.Total > 0 && v.Passed == v.Total && specs.suiteOK
+		m.Verdicts = append(m.Verdicts, v)
+	}
+	if !specs.suiteOK {
+		m.Limits = append(m.Limits, "the suite itself failed outside the specs (setup or teardown): "+firstLine(specs.suiteFailure))
+	}
+}
+
+func (m *Model) loadControls(dir string) {
+	entries, err := os.ReadDir(filepath.Join(dir, "controls"))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		specs, err := readSpecs(filepath.Join(dir, "controls", e.Name(), "ginkgo-report.json"))
+		if err != nil {
+			m.problem("controls/%s/ginkgo-report.json: %v", e.Name(), err)
+			continue
+		}
+		c := Control{Name: e.Name()}
+		for _, s := range specs.list {
+			if s.State == types.SpecStateSkipped.String() {
+				continue
+			}
+			c.Ran++
+			if !s.Passed {
+				c.Killed = append(c.Killed, s.Name)
+			}
+		}
+		sort.Strings(c.Killed)
+		m.Controls = append(m.Controls, c)
+	}
+}
+
+func (m *Model) loadBench(dir, baseline string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "bench", "*-result.json"))
+	base := map[string]float64{}
+	if baseline != "" {
+		bfiles, _ := filepath.Glob(filepath.Join(baseline, "bench", "*.json"))
+		for _, f := range bfiles {
+			var items bench.DataItems
+			if readJSON(f, &items) == nil {
+				for _, it := range items.DataItems {
+					if it.Labels["Metric"] == "GangLatency" {
+						base[it.Labels["Name"]] = it.Data.Perc50
+					}
+				}
+			}
+		}
+		if len(base) == 0 {
+			m.problem("baseline %s: no benchmark DataItems found", baseline)
+		}
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
+		var raw struct {
+			Cost []bench.Cost `json:"cost"`
+		}
+		if err := readJSON(f, &raw); err != nil {
+			m.problem("bench/%s: %v", filepath.Base(f), err)
+			continue
+		}
+		var items bench.DataItems
+		if err := readJSON(filepath.Join(dir, "bench", name+".json"), &items); err != nil {
+			m.problem("bench/%s.json: %v", name, err)
+			continue
+		}
+		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base)}
+		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
+		sort.Strings(plots)
+		for _, p := range plots {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				m.problem("plots/%s: %v", filepath.Base(p), err)
+				continue
+			}
+			sc.Plots = append(sc.Plots, Plot{Name: strings.TrimSuffix(filepath.Base(p), ".svg"), Rel: "plots/" + filepath.Base(p), SVG: svgBody(string(data))})
+		}
+		m.Bench = append(m.Bench, sc)
+	}
+}
+
+// rows makes one table row per workload and size from the DataItems.
+func rows(items bench.DataItems, base map[string]float64) []BenchRow {
+	byName := map[string]*BenchRow{}
+	var order []string
+	for _, it := range items.DataItems {
+		name := it.Labels["Name"]
+		r := byName[name]
+		if r == nil {
+			parts := strings.Split(name, "/")
+			r = &BenchRow{Workload: parts[1], Size: it.Labels["Size"], Mode: it.Labels["Mode"], Policy: it.Labels["Policy"]}
+			if len(parts) < 2 {
+				r.Workload = name
+			}
+			byName[name] = r
+			order = append(order, name)
+		}
+		switch it.Labels["Metric"] {
+		case "GangLatency":
+			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
+			if b, ok := base[name]; ok && b > 0 {
+				r.BaselineRatio = strconv.FormatFloat(it.Data.Perc50/b, 'f', 2, 64)
+			}
+		case "SchedulingThroughput":
+			r.Throughput = it.Data.Average
+		case "PodGroupSchedulingAttempt":
+			r.ServerP50 = fmt.Sprintf("%.2f", it.Data.Perc50)
+			// Buckets reads "p50 in (1,2]ms p90 in ...": keep p50's bucket.
+			if f := strings.Fields(it.Labels["Buckets"]); len(f) >= 3 {
+				r.ServerP50 += " in " + f[2]
+			}
+		}
+	}
+	var out []BenchRow
+	for _, n := range order {
+		out = append(out, *byName[n])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Workload != out[j].Workload {
+			return false
+		}
+		a, _ := strconv.Atoi(out[i].Size)
+		b, _ := strconv.Atoi(out[j].Size)
+		return a < b
+	})
+	return out
+}
+
+type suiteSpec struct {
+	Spec
+	area string
+}
+
+type suiteSpecs struct {
+	list         []suiteSpec
+	suiteOK      bool
+	suiteFailure string
+}
+
+// readSpecs reads a Ginkgo JSON report.
+func readSpecs(path string) (*suiteSpecs, error) {
+	var reports []types.Report
+	if err := readJSON(path, &reports); err != nil {
+		return nil, err
+	}
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("holds no suite")
+	}
+	out := &suiteSpecs{suiteOK: true}
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != types.NodeTypeIt {
+				if s.State.Is(types.SpecStateFailureStates) {
+					out.suiteOK = false
+					out.suiteFailure = s.Failure.Message
+				}
+				continue
+			}
+			sp := suiteSpec{Spec: Spec{Name: s.FullText(), State: s.State.String(), Duration: s.RunTime.Round(time.Millisecond),
+				Passed: s.State == types.SpecStatePassed}}
+			for _, l := range s.Labels() {
+				k, v, _ := strings.Cut(l, ":")
+				switch k {
+				case "profile":
+					sp.Profile = v
+				case "area":
+					sp.area = v
+				case "item":
+					sp.Item = v
+				}
+			}
+			if s.State.Is(types.SpecStateFailureStates) || s.State == types.SpecStateSkipped {
+				sp.Failure = firstLines(Redact(s.Failure.Message), 4)
+			}
+			out.list = append(out.list, sp)
+		}
+	}
+	sort.SliceStable(out.list, func(i, j int) bool { return out.list[i].Name < out.list[j].Name })
+	return out, nil
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return short(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("malformed: %v", err)
+	}
+	return nil
+}
+
+// short turns a missing file into "missing".
+func short(err error) error {
+	if os.IsNotExist(err) {
+		return fmt.Errorf("missing")
+	}
+	return err
+}
+
+func firstLine(s string) string { return firstLines(s, 1) }
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "...")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// svgBody strips the XML prolog so the SVG can sit inside HTML.
+func svgBody(s string) string {
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		return s[i:]
+	}
+	return s
+}
+
+// Secrets never reach a report: PEM blocks, kubeconfig credential fields
+// and bearer tokens are cut from any text taken from the results.
+var secretPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?s)-----BEGIN [A-Z ]+-----.*?-----END [A-Z ]+-----`),
+	regexp.MustCompile(`(?i)((?:client-key-data|client-certificate-data|certificate-authority-data|token|password)\s*[:=]\s*)\S+`),
+	regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9\-._~+/]+=*`),
+}
+
+// Redact removes credentials from text.
+func Redact(s string) string {
+	s = secretPatterns[0].ReplaceAllString(s, "[redacted]")
+	for _, p := range secretPatterns[1:] {
+		s = p.ReplaceAllString(s, "${1}[redacted]")
+	}
+	return s
+}

@@ -1,0 +1,66 @@
+package reports
+
+import (
+	"bytes"
+	"embed"
+	htmltemplate "html/template"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+)
+
+//go:embed templates/*.tmpl
+var templates embed.FS
+
+var funcs = map[string]any{
+	"ms":        func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
+	"firstLine": firstLine,
+	// cell keeps a value inside one Markdown table cell.
+	"cell": func(s string) string {
+		return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
+	},
+	// svg inlines a plot the harness drew itself (gonum output, not user input).
+	"svg": func(s string) htmltemplate.HTML { return htmltemplate.HTML(s) },
+}
+
+var (
+	htmlTmpl = htmltemplate.Must(htmltemplate.New("report.html.tmpl").Funcs(funcs).ParseFS(templates, "templates/report.html.tmpl"))
+	mdTmpl   = texttemplate.Must(texttemplate.New("report.md.tmpl").Funcs(funcs).ParseFS(templates, "templates/report.md.tmpl"))
+)
+
+// HTML renders the self-contained HTML report.
+func (m *Model) HTML() ([]byte, error) {
+	var b bytes.Buffer
+	err := htmlTmpl.Execute(&b, m)
+	return b.Bytes(), err
+}
+
+// Markdown renders the GitHub-flavoured Markdown report.
+func (m *Model) Markdown() ([]byte, error) {
+	var b bytes.Buffer
+	err := mdTmpl.Execute(&b, m)
+	return b.Bytes(), err
+}
+
+// Write renders both reports into dir and returns the HTML report's path.
+func (m *Model) Write(dir string) (string, error) {
+	html, err := m.HTML()
+	if err != nil {
+		return "", err
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), md, 0o644); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	return path, os.WriteFile(path, html, 0o644)
+}

@@ -1,0 +1,196 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const (
+	sample = "../fixtures/results/sample"
+	broken = "../fixtures/results/broken"
+)
+
+func load(t *testing.T, dir string) *Model {
+	t.Helper()
+	m := Load(dir, "")
+	// A fixed time keeps the output comparable with the golden files.
+	m.Generated = time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	return m
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./reports -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; if the change is meant, run go test ./reports -update and review the diff", name)
+	}
+}
+
+func TestSampleReportMatchesGolden(t *testing.T) {
+	m := load(t, sample)
+	if len(m.Problems) != 0 {
+		t.Fatalf("problems with a complete results directory: %v", m.Problems)
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := m.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.md", md)
+	golden(t, "sample.html", html)
+}
+
+func TestVerdictIsConformantOnlyWhenEveryRunSpecPassed(t *testing.T) {
+	m := load(t, sample)
+	core := m.Verdicts[0]
+	// Sample: 3 specs ran (one skipped), one of them failed.
+	if core.Profile != "core" || core.Total != 3 || core.Passed != 2 || core.Conformant {
+		t.Fatalf("core verdict = %+v", core)
+	}
+	if m.Verdicts[1].Total != 0 || m.Verdicts[1].Conformant {
+		t.Fatalf("a profile that did not run is not conformant: %+v", m.Verdicts[1])
+	}
+	if len(m.Controls) != 1 || len(m.Controls[0].Killed) != 1 {
+		t.Fatalf("controls = %+v", m.Controls)
+	}
+	if len(m.Limits) == 0 || !strings.Contains(strings.Join(m.Limits, "\n"), "skipped: PodGroup API serves") {
+		t.Fatalf("the skipped spec and its reason are not among the limits: %v", m.Limits)
+	}
+}
+
+func TestBrokenResultsSayWhatIsMissing(t *testing.T) {
+	m := load(t, broken)
+	all := strings.Join(m.Problems, "\n")
+	for _, want := range []string{"environment.json: missing", "junit_01.xml: missing", "ginkgo-report.json: malformed", "bench/smoke-result.json: malformed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%s", want, all)
+		}
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Missing or unreadable results") || !strings.Contains(string(md), "no conformance results") {
+		t.Fatalf("the report does not say what is missing:\n%s", md)
+	}
+	if _, err := load(t, t.TempDir()).HTML(); err != nil {
+		t.Fatalf("an empty directory must still give a report: %v", err)
+	}
+}
+
+func TestNoCredentialsInReports(t *testing.T) {
+	m := load(t, sample)
+	md, _ := m.Markdown()
+	html, _ := m.HTML()
+	kubeconfig, err := os.ReadFile(filepath.Join(sample, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{"s3cr3t-t0ken-value", "abc.def.ghi", "kubeconfig-t0ken-never-in-a-report", "LS0tLS1CRUdJTi", "client-key-data"}
+	for _, s := range secrets {
+		if !strings.Contains(string(kubeconfig)+"s3cr3t-t0ken-value abc.def.ghi", s) {
+			t.Fatalf("fixture lacks %q", s)
+		}
+		if bytes.Contains(md, []byte(s)) || bytes.Contains(html, []byte(s)) {
+			t.Errorf("report reveals %q", s)
+		}
+	}
+	if !bytes.Contains(html, []byte("[redacted]")) {
+		t.Error("the failure message's token was not redacted")
+	}
+}
+
+func TestRedact(t *testing.T) {
+	in := "x\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\npassword=hunter2 Bearer eyJhbGciOi.x.y"
+	out := Redact(in)
+	for _, s := range []string{"MIIB", "hunter2", "eyJhbGciOi"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%q left in %q", s, out)
+		}
+	}
+}
+
+// TestHTMLReportInABrowser renders report.html in headless Chromium, as a
+// reader would open it, and checks the screenshot: the verdict badge and
+// the plot lines must be drawn on the page.
+func TestHTMLReportInABrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (hack/install-chromium.sh installs it)")
+		}
+		t.Skip("chromium is not installed; hack/install-chromium.sh installs it")
+	}
+	dir := t.TempDir()
+	m := load(t, sample)
+	path, err := m.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	start := time.Now()
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,4000", "--screenshot="+shot, "file://"+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	t.Logf("rendered and captured in %s", time.Since(start).Round(time.Millisecond))
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sample's core verdict is "not conformant": a red badge at the top.
+	if n := countColor(img, image.Rect(0, 0, 1200, 250), 0xcf, 0x22, 0x2e); n < 500 {
+		t.Errorf("verdict badge not visible: %d red pixels in the page's top", n)
+	}
+	// Plot lines are drawn in the palette's blue and orange.
+	if n := countColor(img, img.Bounds(), 0x1f, 0x77, 0xb4); n < 200 {
+		t.Errorf("plot not visible: %d pixels of the p50 line's blue", n)
+	}
+}
+
+func countColor(img image.Image, r image.Rectangle, cr, cg, cb uint8) int {
+	n := 0
+	r = r.Intersect(img.Bounds())
+	near := func(a uint32, b uint8) bool { d := int(a>>8) - int(b); return d > -12 && d < 12 }
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			pr, pg, pb, _ := img.At(x, y).RGBA()
+			if near(pr, cr) && near(pg, cg) && near(pb, cb) {
+				n++
+			}
+		}
+	}
+	return n
+}

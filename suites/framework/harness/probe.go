@@ -1,0 +1,58 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/scheduler"
+)
+
+// probeTimeout bounds the wait for a scheduler without a readiness URL to
+// bind its probe pod.
+const probeTimeout = 2 * time.Minute
+
+// waitProbeBound is readiness for a scheduler that offers no probe: it is
+// ready once it has bound a plain pod that names its schedulerName. A
+// scheduler that serves another name never binds it, and is reported so.
+func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error {
+	cs, err := e.Clientset()
+	if err != nil {
+		return err
+	}
+	ns := "gangconf-probe-" + e.ClusterName
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns, Labels: map[string]string{"gangconf.io/run": "probe"}}}, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("readiness probe: %w", err)
+	}
+	defer func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	}()
+	pod, err := fixtures.Pod()
+	if err != nil {
+		return err
+	}
+	pod.Name, pod.Namespace = "probe", ns
+	pod.Spec.SchedulerName = e.SchedulerName
+	pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	// Admission needs the namespace's default service account first.
+	err = proc.WaitUntil(ctx, probeTimeout, "able to create its probe pod", func(ctx context.Context) bool {
+		_, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	err = proc.WaitUntil(ctx, probeTimeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), func(ctx context.Context) bool {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "probe", metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != ""
+	})
+	if err != nil {
+		return fmt.Errorf("%w\n(does the scheduler serve schedulerName %q? set SCHEDULER_NAME to the name it serves, or give SCHEDULER_READY_URL)", err, e.SchedulerName)
+	}
+	return nil
+}
