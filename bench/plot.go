@@ -23,7 +23,10 @@ type series struct {
 // figure is one plot against PodGroup size.
 type figure struct {
 	file, title, ylabel string
-	series              []series
+	// logY draws the y axis in log scale: latencies span milliseconds to
+	// seconds across sizes.
+	logY   bool
+	series []series
 }
 
 // quantileLines are the lines drawn for client- and server-side latencies.
@@ -35,8 +38,8 @@ var quantileLines = []struct {
 // figures builds the plots of one scenario. Only workloads with more than
 // one size get a curve; the rest show in the tables.
 func figures(r *Result) []figure {
-	lat := figure{file: r.Scenario.Name + "-latency", title: "Gang latency (client side) - " + r.Scenario.Name, ylabel: "ms"}
-	srv := figure{file: r.Scenario.Name + "-cycle", title: "Scheduling attempt (server side, buckets x2 from 1ms) - " + r.Scenario.Name, ylabel: "ms"}
+	lat := figure{file: r.Scenario.Name + "-latency", title: "Gang latency (client side) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true}
+	srv := figure{file: r.Scenario.Name + "-cycle", title: "Scheduling attempt (server side, buckets x2 from 1ms) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true}
 	tp := figure{file: r.Scenario.Name + "-throughput", title: "Throughput - " + r.Scenario.Name, ylabel: "pods/s"}
 	spr := figure{file: r.Scenario.Name + "-spread", title: "Bind spread (last bind - first bind) - " + r.Scenario.Name, ylabel: "ms"}
 	byWorkload := map[string][]SizeResult{}
@@ -96,12 +99,21 @@ func (r *Result) Plot(dir string) ([]string, error) {
 		p.Y.Label.Text = f.ylabel
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = log2Ticks{}
-		p.Y.Min = 0
+		if f.logY {
+			p.Y.Scale = plot.LogScale{}
+			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		} else {
+			p.Y.Min = 0
+		}
 		p.Legend.Top = true
 		p.Legend.Left = true
 		p.Add(plotter.NewGrid())
 		for i, s := range f.series {
-			line, points, err := plotter.NewLinePoints(s.pts)
+			pts := s.pts
+			if f.logY {
+				pts = positive(pts)
+			}
+			line, points, err := plotter.NewLinePoints(pts)
 			if err != nil {
 				return nil, fmt.Errorf("plot %s: %w", f.file, err)
 			}
@@ -120,6 +132,17 @@ func (r *Result) Plot(dir string) ([]string, error) {
 		files = append(files, filepath.Join(dir, f.file+".svg"))
 	}
 	return files, nil
+}
+
+// positive drops points a log axis cannot show.
+func positive(pts plotter.XYs) plotter.XYs {
+	var out plotter.XYs
+	for _, p := range pts {
+		if p.Y > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 var palette = []color.Color{

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
 
@@ -282,11 +283,7 @@ func createNamespace(ctx context.Context, cs kubernetes.Interface, name string) 
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	// Pods are admitted only once the default service account exists.
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
-	})
+	return cluster.WaitServiceAccount(ctx, cs, name)
 }
 
 func deleteNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {

@@ -41,11 +41,12 @@ func oneWinner(counts []int) bool {
 
 // Semantics item 11.
 var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlock", "item:11"), func() {
-	// n gangs of three 8-GPU members on three 8-GPU nodes: room for exactly
-	// one gang at a time, pods created interleaved.
+	// n gangs of three 8-GPU members on four 8-GPU nodes, pods created
+	// interleaved: room for one gang at a time. A pod-by-pod scheduler fills
+	// all four nodes, so whatever its order, some gang ends up partial.
 	competing := func(ctx context.Context, n int) []*gang.Gang {
 		s := f.NewSpec(ctx)
-		sl := s.Slice(ctx, "gpu-8x", 3, 3)
+		sl := s.Slice(ctx, "gpu-8x", 4, 4)
 		var gangs []*gang.Gang
 		for i := 0; i < n; i++ {
 			gangs = append(gangs, s.GPUGang(fmt.Sprintf("g%d", i), sl, 3, 3, 8))

@@ -91,12 +91,7 @@ func (f *Framework) NewSpec(ctx context.Context) *Spec {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create namespace %s", id)
 	s := &Spec{f: f, ID: id, Namespace: id}
 	ginkgo.DeferCleanup(s.cleanup)
-	// Pods are admitted only once the namespace's default service account
-	// exists; the controller manager makes it shortly after the namespace.
-	gomega.Eventually(ctx, func(ctx context.Context) error {
-		_, err := f.Client.CoreV1().ServiceAccounts(id).Get(ctx, "default", metav1.GetOptions{})
-		return err
-	}).WithTimeout(Patience).Should(gomega.Succeed(), "namespace %s gets its default service account", id)
+	gomega.Expect(cluster.WaitServiceAccount(ctx, f.Client, id)).To(gomega.Succeed())
 	return s
 }
 

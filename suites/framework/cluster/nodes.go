@@ -195,3 +195,17 @@ func DeleteNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error
 		return err == nil && len(l.Items) == 0, nil
 	})
 }
+
+// WaitServiceAccount waits until the namespace's default service account
+// exists: pods are admitted only then, and the controller manager makes it
+// a moment after the namespace.
+func WaitServiceAccount(ctx context.Context, cs kubernetes.Interface, namespace string) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().ServiceAccounts(namespace).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("namespace %s has no default service account yet: %w", namespace, err)
+	}
+	return nil
+}

@@ -125,6 +125,9 @@ func schedulingGroupKept(ctx context.Context, cs kubernetes.Interface) (bool, er
 	}
 	name := "gangconf-preflight"
 	pod.Name, pod.Namespace = name, metav1.NamespaceDefault
+	if err := cluster.WaitServiceAccount(ctx, cs, pod.Namespace); err != nil {
+		return false, fmt.Errorf("preflight: %w", err)
+	}
 	pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
 	got, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -39,13 +40,11 @@ func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error
 	pod.Name, pod.Namespace = "probe", ns
 	pod.Spec.SchedulerName = e.SchedulerName
 	pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
-	// Admission needs the namespace's default service account first.
-	err = proc.WaitUntil(ctx, probeTimeout, "able to create its probe pod", func(ctx context.Context) bool {
-		_, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-		return err == nil
-	})
-	if err != nil {
+	if err := cluster.WaitServiceAccount(ctx, cs, ns); err != nil {
 		return err
+	}
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("readiness probe: %w", err)
 	}
 	err = proc.WaitUntil(ctx, probeTimeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), func(ctx context.Context) bool {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "probe", metav1.GetOptions{})
