@@ -39,6 +39,14 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 		{"existing without kubeconfig", func(s *Settings) { s.Provider = "existing" }, "needs KUBECONFIG"},
 		{"wrong kubeconfig", func(s *Settings) { s.Provider, s.Kubeconfig = "existing", "/nonexistent/kubeconfig" }, "not a usable kubeconfig"},
 		{"external without a name", func(s *Settings) { s.Scheduler = "external" }, "needs SCHEDULER_NAME"},
+		{"command without a name", func(s *Settings) { s.Scheduler, s.SchedulerCmd = "command", "x" }, "needs SCHEDULER_NAME"},
+		{"command with a bad template", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerCmd = "command", "v", "run {{.Kubeconfig"
+		}, "not a valid template"},
+		{"binary without its config", func(s *Settings) { s.Scheduler, s.SchedulerBin = "binary", "/bin/true" }, "needs SCHEDULER_BIN"},
+		{"binary with a config that is not a scheduler's", func(s *Settings) {
+			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", "/bin/true", writeKubeconfig(t)
+		}, "want KubeSchedulerConfiguration"},
 		{"no-api on an existing cluster", func(s *Settings) {
 			s.Scheduler, s.Provider, s.Kubeconfig = "no-api", "existing", writeKubeconfig(t)
 		}, "needs PROVIDER=kwok"},
