@@ -36,7 +36,7 @@ func TestCommandSchedulerRunsUnderAShellAndStopsWithItsChildren(t *testing.T) {
 	marker := filepath.Join(dir, "started")
 	p, err := Command(CommandOptions{
 		// A child that outlives its shell unless the whole group is stopped.
-		Template: "echo {{.SchedulerName}} {{.Kubeconfig}} > " + marker + "; sleep 600 & wait",
+		Template:   "echo {{.SchedulerName}} {{.Kubeconfig}} > " + marker + "; sleep 600 & wait",
 		Kubeconfig: kc, SchedulerName: "vendor", RunDir: dir, LogDir: dir,
 	})
 	if err != nil {
