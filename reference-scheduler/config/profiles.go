@@ -23,8 +23,12 @@ type Profile struct {
 	SchedulerName string
 }
 
-//go:embed reference.yaml
-var reference []byte
+var (
+	//go:embed reference.yaml
+	reference []byte
+	//go:embed no-preemption.yaml
+	noPreemption []byte
+)
 
 var profiles = map[string]Profile{
 	"reference": {Name: "reference", Config: reference, FeatureGates: "GenericWorkload=true", SchedulerName: "default-scheduler"},
@@ -33,6 +37,8 @@ var profiles = map[string]Profile{
 	// PodGroups and keeps spec.schedulingGroup, but pods are placed one by one,
 	// as before KEP-4671; a suite that passes it is not checking gangs.
 	"no-gang": {Name: "no-gang", Config: reference, FeatureGates: "GenericWorkload=false", SchedulerName: "default-scheduler"},
+	// The control for preemption: gangs, but no PostFilter plugin.
+	"no-preemption": {Name: "no-preemption", Config: noPreemption, FeatureGates: "GenericWorkload=true", SchedulerName: "default-scheduler"},
 }
 
 // Lookup returns the profile called name.

@@ -32,6 +32,9 @@ type Gang struct {
 	Basic    bool
 	// Standalone pods belong to no PodGroup: plain pods, as before KEP-4671.
 	Standalone bool
+	// DisruptionAll sets disruptionMode all: preempting one member evicts
+	// the whole group (the default, single, evicts only what is needed).
+	DisruptionAll bool
 	// Members is how many pods to create.
 	Members int
 	// Requests of each member pod's container.
@@ -63,6 +66,9 @@ func (g *Gang) PodGroup() (*schedulingv1beta1.PodGroup, error) {
 		pg.Spec.SchedulingPolicy = schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: g.MinCount}}
 	}
 	pg.Spec.PriorityClassName = g.PriorityClassName
+	if g.DisruptionAll {
+		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	}
 	return pg, nil
 }
 
@@ -73,7 +79,7 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 		return nil, err
 	}
 	p.Namespace = g.Namespace
-	p.Name = fmt.Sprintf("%s-%d", g.Name, i)
+	p.Name = podName(g.Name, i)
 	if p.Labels == nil {
 		p.Labels = map[string]string{}
 	}
@@ -91,6 +97,17 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 	}
 	return p, nil
 }
+
+// PodNames lists the names of the gang's members.
+func (g *Gang) PodNames() []string {
+	out := make([]string, g.Members)
+	for i := range out {
+		out[i] = podName(g.Name, i)
+	}
+	return out
+}
+
+func podName(gang string, i int) string { return fmt.Sprintf("%s-%d", gang, i) }
 
 // CreatePodGroup creates the PodGroup.
 func (g *Gang) CreatePodGroup(ctx context.Context, cs kubernetes.Interface) (*schedulingv1beta1.PodGroup, error) {

@@ -7,7 +7,9 @@
 // the quorum in force at its first bind, is a violation. Binds in flight are
 // not (the window covers them), and neither is a gang that shrinks later by
 // deletion, eviction or a raised minCount: those are not the scheduler
-// binding part of a gang.
+// binding part of a gang. A gang one of whose members was deleted before
+// it reached its quorum is not judged either: the scheduler may have been
+// placing it when the member went.
 package monitor
 
 import (
@@ -31,6 +33,8 @@ type Event struct {
 	Pod string
 	// Node is the node the pod was seen bound to.
 	Node string
+	// Deleted marks a pod going away (deletion requested or done).
+	Deleted bool
 	// MinCount is set (>0) for PodGroup events with a gang policy; Basic
 	// marks a PodGroup with the basic policy (no quorum, never checked).
 	MinCount int32
@@ -52,6 +56,8 @@ func (v Violation) String() string {
 	t0 := v.Timeline[0].At
 	for _, e := range v.Timeline {
 		switch {
+		case e.Deleted:
+			fmt.Fprintf(&b, "  +%-8s pod %s deleted\n", e.At.Sub(t0).Round(time.Millisecond), e.Pod)
 		case e.Pod != "":
 			fmt.Fprintf(&b, "  +%-8s pod %s bound to %s\n", e.At.Sub(t0).Round(time.Millisecond), e.Pod, e.Node)
 		case e.Basic:
@@ -71,6 +77,9 @@ type gangState struct {
 	lastBind time.Time
 	timeline []Event
 	violated bool
+	// disturbed: a member went away before the gang reached its quorum, so a
+	// partial gang is the deleter's doing, not the scheduler's.
+	disturbed bool
 }
 
 // Invariant is the state machine behind the monitor: it is fed events and
@@ -99,6 +108,11 @@ func (inv *Invariant) Observe(e Event) {
 		inv.gangs[e.Gang] = g
 	}
 	switch {
+	case e.Deleted:
+		if g.disturbed || g.violated || (g.quorum > 0 && int32(len(g.bound)) >= g.quorum) {
+			return
+		}
+		g.disturbed = true
 	case e.Pod != "":
 		if g.bound[e.Pod] {
 			return
@@ -133,7 +147,7 @@ func (inv *Invariant) Evaluate(now time.Time) []Violation {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	for k, g := range inv.gangs {
-		if g.violated || g.basic || len(g.bound) == 0 || g.quorum == 0 {
+		if g.violated || g.disturbed || g.basic || len(g.bound) == 0 || g.quorum == 0 {
 			continue
 		}
 		if int32(len(g.bound)) < g.quorum && now.Sub(g.lastBind) >= inv.Quiet {

@@ -103,3 +103,33 @@ func TestRepeatedObservationsDoNotInflateTheCount(t *testing.T) {
 		t.Fatalf("one pod seen three times is one bound member; violations = %v", v)
 	}
 }
+
+// Recorded from a run: the spec's cleanup deleted the members of a waiting
+// gang while the scheduler, given room by the same cleanup, was binding it.
+func TestMembersDeletedBeforeQuorumExemptTheGang(t *testing.T) {
+	inv := NewInvariant(5 * time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 3},
+		Event{At: at(5100), Gang: g, Pod: "g1-0", Deleted: true},
+		Event{At: at(5194), Gang: g, Pod: "g1-2", Node: "n-3"},
+		Event{At: at(5208), Gang: g, Pod: "g1-1", Node: "n-0"},
+	)
+	if v := inv.Evaluate(at(20000)); len(v) != 0 {
+		t.Fatalf("violations = %v", v)
+	}
+}
+
+func TestDeletionAfterTheViolationDoesNotHideIt(t *testing.T) {
+	inv := NewInvariant(5 * time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 3},
+		Event{At: at(10), Gang: g, Pod: "p-0", Node: "n"},
+	)
+	if v := inv.Evaluate(at(5100)); len(v) != 1 {
+		t.Fatalf("violations = %v", v)
+	}
+	inv.Observe(Event{At: at(6000), Gang: g, Pod: "p-0", Deleted: true})
+	if v := inv.Evaluate(at(7000)); len(v) != 1 {
+		t.Fatalf("a cleanup after the fact hid the violation: %v", v)
+	}
+}

@@ -26,13 +26,21 @@ func Start(ctx context.Context, cs kubernetes.Interface, quiet time.Duration) (*
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	pods := factory.Core().V1().Pods().Informer()
 	groups := factory.Scheduling().V1beta1().PodGroups().Informer()
-	onPod := func(obj any) {
+	observePod := func(obj any, deleted bool) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
 		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.NodeName == "" || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
+		if !ok || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
 			return
 		}
-		m.Observe(Event{At: time.Now(), Gang: GangKey{p.Namespace, *p.Spec.SchedulingGroup.PodGroupName}, Pod: p.Name, Node: p.Spec.NodeName})
+		e := Event{At: time.Now(), Gang: GangKey{p.Namespace, *p.Spec.SchedulingGroup.PodGroupName}, Pod: p.Name, Node: p.Spec.NodeName,
+			Deleted: deleted || p.DeletionTimestamp != nil}
+		if e.Deleted || e.Node != "" {
+			m.Observe(e)
+		}
 	}
+	onPod := func(obj any) { observePod(obj, false) }
 	onGroup := func(obj any) {
 		pg, ok := obj.(*schedulingv1beta1.PodGroup)
 		if !ok {
@@ -65,10 +73,14 @@ func Start(ctx context.Context, cs kubernetes.Interface, quiet time.Duration) (*
 	}
 	for _, h := range handlers {
 		fn := h.fn
-		if _, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		handler := cache.ResourceEventHandlerFuncs{
 			AddFunc:    fn,
 			UpdateFunc: func(_, o any) { fn(o) },
-		}); err != nil {
+		}
+		if h.inf == pods {
+			handler.DeleteFunc = func(o any) { observePod(o, true) }
+		}
+		if _, err := h.inf.AddEventHandler(handler); err != nil {
 			return nil, err
 		}
 	}
