@@ -16,7 +16,7 @@ WORK_DIR := $(OUTPUT)/kwok
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
 CLUSTER ?= ci-small## cluster profile: ci-small, gpu-1k, gpu-5k, upstream-5k
 PROVIDER ?= kwok## kwok (a virtual cluster made here) or existing (KUBECONFIG)
-SCHEDULER ?= reference## scheduler under test: reference, no-gang, external
+SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption
 SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
 PROCS ?= 4## parallel Ginkgo processes
@@ -46,6 +46,7 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory control CONTROL=no-preemption RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 

@@ -32,7 +32,8 @@ func TestProfilesAreValidSchedulerConfigurations(t *testing.T) {
 		if cfg.ClientConnection.QPS != 5000 || cfg.ClientConnection.Burst != 10000 {
 			t.Errorf("%s: client QPS/burst %v/%d, want 5000/10000", name, cfg.ClientConnection.QPS, cfg.ClientConnection.Burst)
 		}
-		preemption := !disabled(cfg.Profiles[0].Plugins.PostFilter, "*")
+		plugins := cfg.Profiles[0].Plugins
+		preemption := !disabled(plugins.PostFilter, "*") || !disabled(plugins.PodGroupPostFilter, "*")
 		if want := name != "no-preemption"; preemption != want {
 			t.Errorf("%s: preemption enabled = %t, want %t", name, preemption, want)
 		}

@@ -104,7 +104,30 @@ func (s *Spec) Slice(ctx context.Context, shape string, count, perRack int) *clu
 	sl, err := cluster.NewSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack, map[string]string{LabelRun: s.f.RunID})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create node slice %s", s.ID)
 	s.slices = append(s.slices, sl)
+	s.expectSchedulerSees(ctx, sl)
 	return sl
+}
+
+// expectSchedulerSees waits until the scheduler under test knows every node
+// of the slice: Ready in the API is not yet in the scheduler's cache, and a
+// scheduler that sees only part of a slice places gangs, or picks victims,
+// on the part it sees. One empty pod per node, selecting that node by name,
+// is bound only by a scheduler that has the node; the pods are then removed.
+func (s *Spec) expectSchedulerSees(ctx context.Context, sl *cluster.Slice) {
+	ginkgo.GinkgoHelper()
+	probe := &gang.Gang{Namespace: s.Namespace, Name: sl.ID + "-seen", Standalone: true, SchedulerName: s.f.SchedulerName, Pin: sl.Pin}
+	for i := 0; i < sl.Nodes.Set.Count; i++ {
+		p, err := probe.Pod(i)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		p.Spec.NodeSelector[corev1.LabelHostname] = sl.Nodes.Node(i).Name
+		_, err = s.f.Client.CoreV1().Pods(s.Namespace).Create(ctx, p, metav1.CreateOptions{})
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	}
+	probe.Members = sl.Nodes.Set.Count
+	s.f.ExpectBound(ctx, probe, probe.Members, "the scheduler binds a probe pod to every node of the slice")
+	zero := int64(0)
+	gomega.Expect(s.f.Client.CoreV1().Pods(s.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
+		metav1.ListOptions{LabelSelector: probe.Selector()})).To(gomega.Succeed())
 }
 
 // cleanup removes the spec's pods first (at once: kwok pods have no kubelet

@@ -1,0 +1,179 @@
+package conformance
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/gang"
+)
+
+// Priority classes from fixtures/templates/priorityclasses.yaml.
+const (
+	lowPriority    = "gangconf-low"
+	mediumPriority = "gangconf-medium"
+	highPriority   = "gangconf-high"
+)
+
+// running creates a gang of members 8-GPU pods at a priority, and waits
+// until all are bound.
+func running(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name, priority string, members int, all bool) *gang.Gang {
+	ginkgo.GinkgoHelper()
+	g := s.GPUGang(name, sl, int32(members), members, 8)
+	g.PriorityClassName, g.DisruptionAll = priority, all
+	f.Create(ctx, g)
+	f.ExpectBound(ctx, g, members, "the "+name+" gang is running")
+	return g
+}
+
+// expectUndisturbed checks that none of the pods is marked for termination
+// for the quiet window.
+func expectUndisturbed(ctx context.Context, rec *framework.PodRecorder, pods []string, why string) {
+	ginkgo.GinkgoHelper()
+	gomega.Consistently(func() []string { return rec.Disrupted(pods...) }).WithContext(ctx).
+		WithTimeout(framework.QuietWindow).Should(gomega.BeEmpty(), why+" (watched for 5s)")
+}
+
+// expectDisrupted waits until exactly the wanted number of pods are marked
+// for termination.
+func expectDisrupted(ctx context.Context, rec *framework.PodRecorder, pods []string, n int, why string) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(func() []string { return rec.Disrupted(pods...) }).WithContext(ctx).
+		WithTimeout(framework.Patience).Should(gomega.HaveLen(n), why)
+}
+
+// Semantics items 16-19 (KEP-5710, on with GenericWorkload in v1.37).
+var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:extended", "area:preemption"), func() {
+	var (
+		s   *framework.Spec
+		rec *framework.PodRecorder
+	)
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		s = f.NewSpec(ctx)
+		rec = s.RecordPods(ctx)
+	})
+
+	ginkgo.Context("a higher-priority gang that does not fit", ginkgo.Label("item:16"), func() {
+		var low, high *gang.Gang
+		ginkgo.BeforeEach(func(ctx context.Context) {
+			sl := s.Slice(ctx, "gpu-8x", 2, 2)
+			low = running(ctx, s, sl, "low", lowPriority, 2, false)
+			high = s.GPUGang("high", sl, 2, 2, 8)
+			high.PriorityClassName = highPriority
+			f.Create(ctx, high)
+		})
+
+		ginkgo.It("evicts lower-priority pods and is bound", func(ctx context.Context) {
+			f.ExpectBound(ctx, high, 2, "the high-priority gang takes the nodes")
+			expectDisrupted(ctx, rec, low.PodNames(), 2, "both low-priority pods are evicted")
+		})
+
+		ginkgo.It("marks its victims DisruptionTarget=True, reason PreemptionByScheduler", ginkgo.Label("item:18"), func(ctx context.Context) {
+			for _, p := range low.PodNames() {
+				gomega.Eventually(func() bool {
+					return rec.Ever(p, framework.HasCondition(corev1.DisruptionTarget, "PreemptionByScheduler"))
+				}).WithContext(ctx).WithTimeout(framework.Patience).Should(gomega.BeTrue(), "victim %s carries DisruptionTarget", p)
+			}
+		})
+
+		ginkgo.It("gives each victim a Preempted event", ginkgo.Label("item:18"), func(ctx context.Context) {
+			for _, p := range low.PodNames() {
+				sel := fields.Set{"involvedObject.name": p, "reason": "Preempted"}.AsSelector().String()
+				gomega.Eventually(ctx, func(ctx context.Context) (int, error) {
+					l, err := f.Client.CoreV1().Events(s.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+					if err != nil {
+						return 0, err
+					}
+					return len(l.Items), nil
+				}).WithTimeout(framework.Patience).Should(gomega.BeNumerically(">", 0), "victim %s gets a Preempted event", p)
+			}
+		})
+
+		ginkgo.It("gives its members a nominatedNodeName before they are bound", ginkgo.Label("item:18"), func(ctx context.Context) {
+			f.ExpectBound(ctx, high, 2, "the high-priority gang is bound")
+			for _, p := range high.PodNames() {
+				gomega.Expect(rec.Ever(p, func(p *corev1.Pod) bool {
+					return p.Spec.NodeName == "" && p.Status.NominatedNodeName != ""
+				})).To(gomega.BeTrue(), "preemptor %s was nominated to a node while its victims went", p)
+			}
+		})
+	})
+
+	ginkgo.It("nothing is preempted when the gang fits without it (watched for 5s)", ginkgo.Label("item:16"), func(ctx context.Context) {
+		sl := s.Slice(ctx, "gpu-8x", 3, 3)
+		low := running(ctx, s, sl, "low", lowPriority, 1, false)
+		high := s.GPUGang("high", sl, 2, 2, 8)
+		high.PriorityClassName = highPriority
+		f.Create(ctx, high)
+		f.ExpectBound(ctx, high, 2, "the high-priority gang uses the two free nodes")
+		expectUndisturbed(ctx, rec, low.PodNames(), "the low-priority pod is left alone")
+	})
+
+	ginkgo.It("nothing is preempted for a gang that would not fit even then (watched for 5s)", ginkgo.Label("item:16"), func(ctx context.Context) {
+		sl := s.Slice(ctx, "gpu-8x", 2, 2)
+		low := running(ctx, s, sl, "low", lowPriority, 2, false)
+		// Three 8-GPU members never fit on two nodes, whatever is evicted.
+		high := s.GPUGang("high", sl, 3, 3, 8)
+		high.PriorityClassName = highPriority
+		f.Create(ctx, high)
+		f.ExpectTried(ctx, high)
+		expectUndisturbed(ctx, rec, low.PodNames(), "no pod is evicted for a gang that is rejected anyway")
+		f.ExpectStaysBound(ctx, high, 0, "the gang that cannot fit binds nothing")
+	})
+
+	ginkgo.It("only pods of lower priority are preempted", ginkgo.Label("item:16"), func(ctx context.Context) {
+		sl := s.Slice(ctx, "gpu-8x", 3, 3)
+		top := running(ctx, s, sl, "top", highPriority, 1, false)
+		low := running(ctx, s, sl, "low", lowPriority, 1, false)
+		medium := s.GPUGang("medium", sl, 2, 2, 8)
+		medium.PriorityClassName = mediumPriority
+		f.Create(ctx, medium)
+		f.ExpectBound(ctx, medium, 2, "the medium-priority gang takes the free node and the low-priority pod's")
+		expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is evicted")
+		gomega.Expect(rec.Disrupted(top.PodNames()...)).To(gomega.BeEmpty(), "the higher-priority pod is never a victim")
+	})
+
+	ginkgo.Context("a victim group", ginkgo.Label("item:17"), func() {
+		// Two nodes, both held by the low gang; the high gang of one member
+		// needs one node, so one victim pod would do. (With a free node too,
+		// v1.37.2 may place the preemptor on every vacated node and reprieve
+		// nothing: which victims suffice depends on that placement.)
+		victimAndPreemptor := func(ctx context.Context, all bool) *gang.Gang {
+			sl := s.Slice(ctx, "gpu-8x", 2, 2)
+			low := running(ctx, s, sl, "low", lowPriority, 2, all)
+			high := s.GPUGang("high", sl, 1, 1, 8)
+			high.PriorityClassName = highPriority
+			f.Create(ctx, high)
+			f.ExpectBound(ctx, high, 1, "the high-priority gang is bound")
+			return low
+		}
+
+		ginkgo.It("with disruptionMode all is evicted whole, across nodes, though one pod would do", func(ctx context.Context) {
+			low := victimAndPreemptor(ctx, true)
+			expectDisrupted(ctx, rec, low.PodNames(), 2, "both members of the all-mode group are evicted")
+		})
+
+		ginkgo.It("with disruptionMode single loses only the pods needed (watched for 5s)", func(ctx context.Context) {
+			low := victimAndPreemptor(ctx, false)
+			expectDisrupted(ctx, rec, low.PodNames(), 1, "one member of the single-mode group is evicted")
+			gomega.Consistently(func() []string { return rec.Disrupted(low.PodNames()...) }).WithContext(ctx).
+				WithTimeout(framework.QuietWindow).Should(gomega.HaveLen(1), "and only one (watched for 5s)")
+		})
+	})
+
+	ginkgo.It("a single high-priority pod that preempts a member of an all-mode group evicts the whole group", ginkgo.Label("item:19"), func(ctx context.Context) {
+		sl := s.Slice(ctx, "gpu-8x", 2, 2)
+		low := running(ctx, s, sl, "low", lowPriority, 2, true)
+		single := s.GPUGang("single", sl, 0, 1, 8)
+		single.Standalone, single.PriorityClassName = true, highPriority
+		f.Create(ctx, single)
+		f.ExpectBound(ctx, single, 1, "the single high-priority pod is bound")
+		expectDisrupted(ctx, rec, low.PodNames(), 2, "both members of the all-mode group are evicted, not just one")
+	})
+})
