@@ -253,11 +253,12 @@ func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 		name := it.Labels["Name"]
 		r := byName[name]
 		if r == nil {
-			parts := strings.Split(name, "/")
-			r = &BenchRow{Workload: parts[1], Size: it.Labels["Size"], Mode: it.Labels["Mode"], Policy: it.Labels["Policy"]}
-			if len(parts) < 2 {
-				r.Workload = name
+			// Names read <scenario>/<workload>/size=<n>.
+			workload := name
+			if parts := strings.Split(name, "/"); len(parts) >= 2 {
+				workload = parts[1]
 			}
+			r = &BenchRow{Workload: workload, Size: it.Labels["Size"], Mode: it.Labels["Mode"], Policy: it.Labels["Policy"]}
 			byName[name] = r
 			order = append(order, name)
 		}
@@ -277,18 +278,11 @@ func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 			}
 		}
 	}
+	// In run order: each workload's sizes, ascending.
 	var out []BenchRow
 	for _, n := range order {
 		out = append(out, *byName[n])
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Workload != out[j].Workload {
-			return false
-		}
-		a, _ := strconv.Atoi(out[i].Size)
-		b, _ := strconv.Atoi(out[j].Size)
-		return a < b
-	})
 	return out
 }
 
