@@ -21,13 +21,20 @@ const (
 	highPriority   = "gangconf-high"
 )
 
-// running creates a gang of members 8-GPU pods at a priority, and waits
-// until all are bound.
-func running(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name, priority string, members int, all bool) *gang.Gang {
+// submit creates a gang of members 8-GPU pods (all of them its quorum) at
+// a priority.
+func submit(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name, priority string, members int, all bool) *gang.Gang {
 	ginkgo.GinkgoHelper()
 	g := s.GPUGang(name, sl, int32(members), members, 8)
 	g.PriorityClassName, g.DisruptionAll = priority, all
 	f.Create(ctx, g)
+	return g
+}
+
+// running submits a gang and waits until all its members are bound.
+func running(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name, priority string, members int, all bool) *gang.Gang {
+	ginkgo.GinkgoHelper()
+	g := submit(ctx, s, sl, name, priority, members, all)
 	f.ExpectBound(ctx, g, members, "the "+name+" gang is running")
 	return g
 }
@@ -64,9 +71,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		ginkgo.BeforeEach(func(ctx context.Context) {
 			sl := s.Slice(ctx, "gpu-8x", 2, 2)
 			low = running(ctx, s, sl, "low", lowPriority, 2, false)
-			high = s.GPUGang("high", sl, 2, 2, 8)
-			high.PriorityClassName = highPriority
-			f.Create(ctx, high)
+			high = submit(ctx, s, sl, "high", highPriority, 2, false)
 		})
 
 		ginkgo.It("evicts lower-priority pods and is bound", func(ctx context.Context) {
@@ -108,9 +113,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 	ginkgo.It("nothing is preempted when the gang fits without it (watched for 5s)", ginkgo.Label("item:16"), func(ctx context.Context) {
 		sl := s.Slice(ctx, "gpu-8x", 3, 3)
 		low := running(ctx, s, sl, "low", lowPriority, 1, false)
-		high := s.GPUGang("high", sl, 2, 2, 8)
-		high.PriorityClassName = highPriority
-		f.Create(ctx, high)
+		high := submit(ctx, s, sl, "high", highPriority, 2, false)
 		f.ExpectBound(ctx, high, 2, "the high-priority gang uses the two free nodes")
 		expectUndisturbed(ctx, rec, low.PodNames(), "the low-priority pod is left alone")
 	})
@@ -119,9 +122,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		sl := s.Slice(ctx, "gpu-8x", 2, 2)
 		low := running(ctx, s, sl, "low", lowPriority, 2, false)
 		// Three 8-GPU members never fit on two nodes, whatever is evicted.
-		high := s.GPUGang("high", sl, 3, 3, 8)
-		high.PriorityClassName = highPriority
-		f.Create(ctx, high)
+		high := submit(ctx, s, sl, "high", highPriority, 3, false)
 		f.ExpectTried(ctx, high)
 		expectUndisturbed(ctx, rec, low.PodNames(), "no pod is evicted for a gang that is rejected anyway")
 		f.ExpectStaysBound(ctx, high, 0, "the gang that cannot fit binds nothing")
@@ -131,9 +132,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		sl := s.Slice(ctx, "gpu-8x", 3, 3)
 		top := running(ctx, s, sl, "top", highPriority, 1, false)
 		low := running(ctx, s, sl, "low", lowPriority, 1, false)
-		medium := s.GPUGang("medium", sl, 2, 2, 8)
-		medium.PriorityClassName = mediumPriority
-		f.Create(ctx, medium)
+		medium := submit(ctx, s, sl, "medium", mediumPriority, 2, false)
 		f.ExpectBound(ctx, medium, 2, "the medium-priority gang takes the free node and the low-priority pod's")
 		expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is evicted")
 		gomega.Expect(rec.Disrupted(top.PodNames()...)).To(gomega.BeEmpty(), "the higher-priority pod is never a victim")
@@ -147,9 +146,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		victimAndPreemptor := func(ctx context.Context, all bool) *gang.Gang {
 			sl := s.Slice(ctx, "gpu-8x", 2, 2)
 			low := running(ctx, s, sl, "low", lowPriority, 2, all)
-			high := s.GPUGang("high", sl, 1, 1, 8)
-			high.PriorityClassName = highPriority
-			f.Create(ctx, high)
+			high := submit(ctx, s, sl, "high", highPriority, 1, false)
 			f.ExpectBound(ctx, high, 1, "the high-priority gang is bound")
 			return low
 		}
