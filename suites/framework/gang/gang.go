@@ -5,6 +5,7 @@ package gang
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gangconf/gangconf/fixtures"
@@ -190,11 +192,24 @@ func (g *Gang) Condition(ctx context.Context, cs kubernetes.Interface, t string)
 
 // Finish marks every bound member Succeeded, as if its work were done: a
 // finished pod holds no resources, so capacity is freed without deleting
-// anything.
+// anything. It first waits until each is Running: the node agent (kwok)
+// moves a Pending pod to Running, and would overwrite an earlier Succeeded.
 func (g *Gang) Finish(ctx context.Context, cs kubernetes.Interface) error {
-	pods, err := g.Pods(ctx, cs)
+	var pods []corev1.Pod
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if pods, err = g.Pods(ctx, cs); err != nil {
+			return false, nil
+		}
+		for _, p := range pods {
+			if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodRunning {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("gang %s: bound members not Running: %w", g.Name, err)
 	}
 	for i := range pods {
 		p := &pods[i]
