@@ -153,7 +153,7 @@ func WaitNodesReady(ctx context.Context, cs kubernetes.Interface, sel labels.Sel
 	defer close(stop)
 	factory.Start(stop)
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		return fmt.Errorf("waiting for %d Ready nodes: %w", n, ctx.Err())
+		return fmt.Errorf("0 of %d nodes Ready (the node watch never synced): %w", n, ctx.Err())
 	}
 	ready := 0
 	for {
