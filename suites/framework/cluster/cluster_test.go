@@ -99,7 +99,7 @@ func TestWaitNodesReadyReportsHowManyWereReady(t *testing.T) {
 
 func TestSlicePinsPodsToItsNodes(t *testing.T) {
 	cs := fake.NewClientset()
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	// Nodes in a fake clientset never turn Ready: NewSlice reports that.
 	_, err := NewSlice(ctx, cs, "spec-a", "gpu-8x", 2, 2, nil)

@@ -45,7 +45,7 @@ func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, co
 		s.Nodes.Labels[k] = v
 	}
 	if err := CreateNodes(ctx, cs, s.Nodes); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("slice %s: %w", id, err)
 	}
 	if err := WaitNodesReady(ctx, cs, s.Nodes.Selector(), count); err != nil {
 		return nil, fmt.Errorf("slice %s: %w", id, err)
