@@ -81,3 +81,22 @@ func TestConformanceRecordLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestUndeterminedControlsAreNotJudged(t *testing.T) {
+	r, err := load(t, record+"- spec: preempt\n  killedBy: [no-preemption]\n  undetermined: [no-gang]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []types.SpecState{types.SpecStatePassed, types.SpecStateFailed} {
+		out := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}, {"preempt", st}}
+		if p := r.Check("no-gang", out); len(p) != 0 {
+			t.Fatalf("an undetermined spec was judged (%s): %v", st, p)
+		}
+	}
+	if p := r.Check("no-preemption", []Outcome{{"quorum holds", types.SpecStatePassed}, {"api served", types.SpecStatePassed}, {"preempt", types.SpecStatePassed}}); len(p) != 1 {
+		t.Fatalf("the killing control is still judged: %v", p)
+	}
+	if _, err := load(t, "specs:\n- spec: x\n  killedBy: [a]\n  undetermined: [a]\n"); err == nil {
+		t.Fatal("a control both killing and undetermined was accepted")
+	}
+}
