@@ -191,12 +191,7 @@ func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w W
 		sr.Gangs = append(sr.Gangs, GangResult{Workload: w.Name, Size: size, Index: i,
 			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First)})
 	}
-	for _, g := range gangs {
-		if err := removeGang(ctx, t.Client, g); err != nil {
-			return sr, err
-		}
-	}
-	return sr, nil
+	return sr, removeAll(ctx, t.Client, ns)
 }
 
 func newGang(t Target, ns string, w Workload, size, i int) *gang.Gang {
@@ -254,16 +249,30 @@ func createGangs(ctx context.Context, cs kubernetes.Interface, gangs []*gang.Gan
 // removeGang deletes the gang's pods and PodGroup, and waits until the pods
 // are gone so that the next gang finds the capacity free.
 func removeGang(ctx context.Context, cs kubernetes.Interface, g *gang.Gang) error {
-	zero := int64(0)
-	sel := metav1.ListOptions{LabelSelector: g.Selector()}
-	if err := cs.CoreV1().Pods(g.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
-		return err
-	}
 	if err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Delete(ctx, g.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
+	return removePods(ctx, cs, g.Namespace, g.Selector())
+}
+
+// removeAll deletes every gang of the namespace at once: one call for the
+// pods and one for the PodGroups, not one per gang.
+func removeAll(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	if err := cs.SchedulingV1beta1().PodGroups(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	return removePods(ctx, cs, ns, "")
+}
+
+// removePods deletes the selected pods and waits until they are gone.
+func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector string) error {
+	zero := int64(0)
+	sel := metav1.ListOptions{LabelSelector: selector}
+	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
+		return err
+	}
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
-		l, err := cs.CoreV1().Pods(g.Namespace).List(ctx, metav1.ListOptions{LabelSelector: g.Selector(), Limit: 1})
+		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
 		return err == nil && len(l.Items) == 0, nil
 	})
 }
