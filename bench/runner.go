@@ -264,17 +264,27 @@ func removeAll(ctx context.Context, cs kubernetes.Interface, ns string) error {
 	return removePods(ctx, cs, ns, "")
 }
 
-// removePods deletes the selected pods and waits until they are gone.
+// removePods deletes the selected pods and waits until they are gone. A
+// delete of thousands of pods can outlast the API server's request timeout
+// (the call then fails part-way), so it is issued again until none is left.
 func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector string) error {
 	zero := int64(0)
 	sel := metav1.ListOptions{LabelSelector: selector}
-	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); err != nil {
-		return err
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
-		return err == nil && len(l.Items) == 0, nil
+		if err == nil && len(l.Items) == 0 {
+			return true, nil
+		}
+		if err == nil && l.Items[0].DeletionTimestamp == nil {
+			lastErr = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
+		}
+		return false, nil
 	})
+	if err != nil && lastErr != nil {
+		return fmt.Errorf("remove pods of %s: %w (last delete: %v)", ns, err, lastErr)
+	}
+	return err
 }
 
 // namespaceFor turns scenario and workload names into a namespace name.
