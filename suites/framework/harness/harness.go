@@ -192,11 +192,6 @@ type Env struct {
 	Kwok       *cluster.Kwok
 	// SchedulerProcess is the scheduler under test when the harness runs it.
 	SchedulerProcess *scheduler.Process
-	// NodesReadyAfter is how long the profile's nodes took to be Ready once
-	// the control plane was up.
-	NodesReadyAfter time.Duration
-	// ControlPlaneUpAfter is how long kwokctl took.
-	ControlPlaneUpAfter time.Duration
 }
 
 // Up makes the cluster, its nodes and the scheduler under test. When
@@ -297,8 +292,7 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 	}
 	e.Kwok = k
 	e.Kubeconfig = k.Kubeconfig
-	e.ControlPlaneUpAfter = time.Since(start)
-	logf("control plane up in %s", e.ControlPlaneUpAfter.Round(100*time.Millisecond))
+	logf("control plane up in %s", time.Since(start).Round(100*time.Millisecond))
 	cs, err := e.Clientset()
 	if err != nil {
 		return err
@@ -315,9 +309,9 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 	if err := cluster.WaitNodesReady(ctx, cs, spec.Selector(), spec.Set.Count); err != nil {
 		return err
 	}
-	e.NodesReadyAfter = time.Since(start)
+	ready := time.Since(start)
 	logf("%d %s nodes created in %s, all Ready after %s", spec.Set.Count, spec.Shape.Name,
-		created.Round(100*time.Millisecond), e.NodesReadyAfter.Round(100*time.Millisecond))
+		created.Round(100*time.Millisecond), ready.Round(100*time.Millisecond))
 	return nil
 }
 
