@@ -133,6 +133,8 @@ func (s *Spec) expectSchedulerSees(ctx context.Context, sl *cluster.Slice) {
 // cleanup removes the spec's pods first (at once: kwok pods have no kubelet
 // to wait for), then its nodes, then its namespace.
 func (s *Spec) cleanup(ctx context.Context) {
+	// Held pods would keep the namespace Terminating for ever.
+	_ = gang.Release(ctx, s.f.Client, s.Namespace)
 	zero := int64(0)
 	_ = s.f.Client.CoreV1().Pods(s.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
 	for _, sl := range s.slices {

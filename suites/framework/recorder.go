@@ -85,6 +85,17 @@ func (r *PodRecorder) Disrupted(names ...string) []string {
 	return out
 }
 
+// Bound lists the pods among names that were ever bound to a node.
+func (r *PodRecorder) Bound(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if r.Ever(n, func(p *corev1.Pod) bool { return p.Spec.NodeName != "" }) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // HasCondition matches a pod whose condition t has status True and the
 // given reason.
 func HasCondition(t corev1.PodConditionType, reason string) func(*corev1.Pod) bool {

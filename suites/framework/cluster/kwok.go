@@ -224,6 +224,25 @@ func (k *Kwok) Down() error {
 	return err
 }
 
+// Restart stops every process of the cluster and starts them again on the
+// same files (etcd's data survives), as `kwokctl stop cluster` and `kwokctl
+// start cluster` do; kwokctl has no command for one component alone.
+func (k *Kwok) Restart(ctx context.Context) error {
+	for _, verb := range []string{"stop", "start"} {
+		if out, err := k.kwokctl(ctx, verb, "cluster", "--name", k.opts.Name); err != nil {
+			return fmt.Errorf("kwokctl %s cluster %s: %w\n%s", verb, k.opts.Name, err, out)
+		}
+	}
+	return nil
+}
+
+// kwokctl runs the pinned kwokctl on this cluster's work directory.
+func (k *Kwok) kwokctl(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(k.opts.BinDir, "kwokctl"), args...)
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+k.opts.WorkDir)
+	return cmd.CombinedOutput()
+}
+
 // cleanupAfterFailure removes a half-made cluster. kwokctl may have started
 // some components before failing; its delete stops whatever has a PID file.
 func (k *Kwok) cleanupAfterFailure() {
@@ -232,9 +251,7 @@ func (k *Kwok) cleanupAfterFailure() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(k.opts.BinDir, "kwokctl"), "delete", "cluster", "--name", k.opts.Name)
-	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+k.opts.WorkDir)
-	_ = cmd.Run()
+	_, _ = k.kwokctl(ctx, "delete", "cluster", "--name", k.opts.Name)
 }
 
 // PID returns the process ID of a control plane component (kube-apiserver,

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +24,11 @@ import (
 // LabelGang names the PodGroup a pod belongs to, so a gang's pods can be
 // listed with a selector (spec.schedulingGroup is not a selectable field).
 const LabelGang = "gangconf.io/gang"
+
+// FinalizerHold keeps a deleted pod Terminating until the harness removes
+// it: kwok deletes a pod at once when it has no finalizer, and a spec about
+// what happens while preemption victims terminate needs them to linger.
+const FinalizerHold = "gangconf.io/hold"
 
 // Gang is a PodGroup and the member pods the harness creates for it.
 type Gang struct {
@@ -48,6 +54,9 @@ type Gang struct {
 	// Pin, if set, is applied to each pod (a node slice's toleration and
 	// selector).
 	Pin func(*corev1.Pod)
+	// Hold gives each pod FinalizerHold: deleted, it stays Terminating
+	// until Release.
+	Hold bool
 }
 
 // GPUs is a request for n nvidia.com/gpu (and nothing else).
@@ -96,6 +105,9 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 	p.Spec.Containers[0].Resources.Limits = g.Requests.DeepCopy()
 	if g.Pin != nil {
 		g.Pin(p)
+	}
+	if g.Hold {
+		p.Finalizers = append(p.Finalizers, FinalizerHold)
 	}
 	return p, nil
 }
@@ -256,4 +268,28 @@ func (g *Gang) SetMinCount(ctx context.Context, cs kubernetes.Interface, n int32
 		g.MinCount = n
 	}
 	return err
+}
+
+// Release removes FinalizerHold from every pod of the namespace that has
+// it, so that Terminating pods go.
+func Release(ctx context.Context, cs kubernetes.Interface, namespace string) error {
+	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, p := range pods.Items {
+		for i, f := range p.Finalizers {
+			if f != FinalizerHold {
+				continue
+			}
+			// A JSON patch that tests the position, so a concurrent change
+			// to the finalizers fails instead of removing the wrong one.
+			patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, f, i)
+			if _, err := cs.CoreV1().Pods(namespace).Patch(ctx, p.Name, types.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("release pod %s/%s: %w", namespace, p.Name, err)
+			}
+			break
+		}
+	}
+	return nil
 }

@@ -224,16 +224,20 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 		return env, err
 	}
 	env.SchedulerProcess = proc
-	if proc.ReadyURL != "" {
-		err = proc.WaitReady(ctx, time.Minute)
-	} else {
-		err = env.waitProbeBound(ctx, proc)
-	}
-	if err != nil {
+	if err := env.waitSchedulerReady(ctx, proc); err != nil {
 		return env, err
 	}
 	logf("scheduler %s ready (schedulerName %s), log %s", proc.Name, env.SchedulerName, proc.LogPath)
 	return env, nil
+}
+
+// waitSchedulerReady waits on the scheduler's readiness URL when it has
+// one, else until it binds a probe pod.
+func (e *Env) waitSchedulerReady(ctx context.Context, proc *scheduler.Process) error {
+	if proc.ReadyURL != "" {
+		return proc.WaitReady(ctx, time.Minute)
+	}
+	return e.waitProbeBound(ctx, proc)
 }
 
 // prepareScheduler builds the process of the scheduler under test; nil when

@@ -25,7 +25,9 @@ func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error
 	if err != nil {
 		return err
 	}
-	ns := "gangconf-probe-" + e.ClusterName
+	// One namespace per start: a restarted scheduler's probe must not wait
+	// for the previous probe's namespace to finish terminating.
+	ns := fmt.Sprintf("gangconf-probe-%s-%d", e.ClusterName, proc.Starts())
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: ns, Labels: map[string]string{"gangconf.io/run": "probe"}}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("readiness probe: %w", err)

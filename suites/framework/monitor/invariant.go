@@ -91,6 +91,26 @@ type Invariant struct {
 	mu         sync.Mutex
 	gangs      map[GangKey]*gangState
 	violations []Violation
+	// While the scheduler is down on purpose (a fault spec crashed it), a
+	// gang cut off mid-binding is not yet a violation: suspended stops the
+	// judging, and quiet windows count from resumed at the earliest.
+	suspended bool
+	resumed   time.Time
+}
+
+// Suspend stops judging until Resume: the scheduler under test is down.
+func (inv *Invariant) Suspend() {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	inv.suspended = true
+}
+
+// Resume judges again, with every quiet window starting no earlier than at:
+// the scheduler is back and gets a full window to finish what it started.
+func (inv *Invariant) Resume(at time.Time) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	inv.suspended, inv.resumed = false, at
 }
 
 // NewInvariant checks with the given quiet window.
@@ -147,10 +167,14 @@ func (inv *Invariant) Evaluate(now time.Time) []Violation {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	for k, g := range inv.gangs {
-		if g.violated || g.disturbed || g.basic || len(g.bound) == 0 || g.quorum == 0 {
+		if inv.suspended || g.violated || g.disturbed || g.basic || len(g.bound) == 0 || g.quorum == 0 {
 			continue
 		}
-		if int32(len(g.bound)) < g.quorum && now.Sub(g.lastBind) >= inv.Quiet {
+		since := g.lastBind
+		if inv.resumed.After(since) {
+			since = inv.resumed
+		}
+		if int32(len(g.bound)) < g.quorum && now.Sub(since) >= inv.Quiet {
 			g.violated = true
 			var bound []string
 			for p := range g.bound {
@@ -168,11 +192,12 @@ func (inv *Invariant) Evaluate(now time.Time) []Violation {
 	return out
 }
 
-// LastBind is the time of the latest bind of any gang (zero if none).
+// LastBind is the time of the latest bind of any gang (zero if none), or
+// of the latest Resume if that came later.
 func (inv *Invariant) LastBind() time.Time {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
-	var last time.Time
+	last := inv.resumed
 	for _, g := range inv.gangs {
 		if g.lastBind.After(last) {
 			last = g.lastBind

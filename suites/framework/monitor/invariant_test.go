@@ -133,3 +133,28 @@ func TestDeletionAfterTheViolationDoesNotHideIt(t *testing.T) {
 		t.Fatalf("a cleanup after the fact hid the violation: %v", v)
 	}
 }
+
+// A fault spec crashes the scheduler after one of three binds: the gang is
+// not judged while the scheduler is down, and gets a whole quiet window
+// from its return, but no more.
+func TestSchedulerDowntimeIsNotCountedAsQuiet(t *testing.T) {
+	inv := NewInvariant(5 * time.Second)
+	feed(inv,
+		Event{At: at(0), Gang: g, MinCount: 3},
+		Event{At: at(10), Gang: g, Pod: "train-0"},
+	)
+	inv.Suspend()
+	if v := inv.Evaluate(at(9000)); len(v) != 0 {
+		t.Fatalf("judged while the scheduler was down: %v", v)
+	}
+	inv.Resume(at(12000))
+	if last := inv.LastBind(); !last.Equal(at(12000)) {
+		t.Fatalf("LastBind = %v, want the resume time", last)
+	}
+	if v := inv.Evaluate(at(16000)); len(v) != 0 {
+		t.Fatalf("flagged within the window after the restart: %v", v)
+	}
+	if v := inv.Evaluate(at(17000)); len(v) != 1 {
+		t.Fatalf("a gang still partial a whole window after the restart was not flagged: %v", v)
+	}
+}

@@ -38,6 +38,9 @@ type Process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error
+	// starts counts Start calls: a restarted scheduler's log is appended to
+	// the first run's, so one file tells the whole story.
+	starts int
 }
 
 // FreePort returns a loopback port nobody listens on, or checks that want is
@@ -61,11 +64,19 @@ func (p *Process) Start(detached bool) error {
 	if err := os.MkdirAll(filepath.Dir(p.LogPath), 0o755); err != nil {
 		return err
 	}
-	log, err := os.Create(p.LogPath)
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if p.starts > 0 {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	log, err := os.OpenFile(p.LogPath, flags, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
+	if p.starts > 0 {
+		fmt.Fprintf(log, "\n===== gangconf: scheduler started again (start %d) at %s =====\n", p.starts+1, time.Now().Format(time.RFC3339))
+	}
+	p.starts++
 	p.cmd = exec.Command(p.Binary, p.Args...)
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -147,6 +158,35 @@ func (p *Process) PID() int {
 		return 0
 	}
 	return p.cmd.Process.Pid
+}
+
+// Starts is how many times the process was started.
+func (p *Process) Starts() int { return p.starts }
+
+// Running says whether the process was started and has not ended.
+func (p *Process) Running() bool {
+	if p.exited == nil {
+		return false
+	}
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Kill ends the process group at once with SIGKILL, as a crash would: the
+// scheduler gets no chance to finish a binding or clean up.
+func (p *Process) Kill() error {
+	if !p.Running() {
+		return fmt.Errorf("%s scheduler is not running", p.Name)
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill %s scheduler (pid %d): %w", p.Name, p.cmd.Process.Pid, err)
+	}
+	<-p.exited
+	return nil
 }
 
 // Exited is closed when the process has ended.

@@ -64,6 +64,52 @@ func TestStopEndsTheProcessAndItsPIDFile(t *testing.T) {
 	}
 }
 
+func TestKillThenStartAgainKeepsOneLog(t *testing.T) {
+	sh, _ := exec.LookPath("sh")
+	dir := t.TempDir()
+	// The child sleep shares the process group: a crash kill must end it too.
+	p := &Process{Name: "crashy", Binary: sh, Args: []string{"-c", "echo started; sleep 600 & wait"},
+		LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := p.Kill(); err == nil {
+		t.Fatal("Kill of a process never started succeeded")
+	}
+	if err := p.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	waitLog := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for strings.Count(Tail(p.LogPath, 10), "started") < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("log after start %d:\n%s", n, Tail(p.LogPath, 10))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitLog(1)
+	first := p.PID()
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Running() {
+		t.Fatal("still running after Kill")
+	}
+	if live := liveInGroup(t, first); len(live) > 0 {
+		t.Fatalf("the killed process group still runs %v", live)
+	}
+	if err := p.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	waitLog(2)
+	if p.Starts() != 2 || !p.Running() || p.PID() == first {
+		t.Fatalf("starts %d, running %v, pid %d (first %d)", p.Starts(), p.Running(), p.PID(), first)
+	}
+	if !strings.Contains(Tail(p.LogPath, 10), "started again (start 2)") {
+		t.Fatalf("the restart is not marked in the log:\n%s", Tail(p.LogPath, 10))
+	}
+}
+
 func TestStopByPIDFileStopsADetachedProcess(t *testing.T) {
 	sleep, _ := exec.LookPath("sleep")
 	sleep, _ = filepath.EvalSymlinks(sleep)
@@ -124,4 +170,25 @@ func TestReferenceRejectsBadInputBeforeStarting(t *testing.T) {
 	if _, _, err := Reference(ReferenceOptions{Profile: "reference", BinDir: dir}); err == nil || !strings.Contains(err.Error(), "make build") {
 		t.Fatalf("missing binary: %v", err)
 	}
+}
+
+// liveInGroup lists the processes of group pgid that are not zombies (an
+// orphan's zombie waits for init, which may be slow to reap it).
+func liveInGroup(t *testing.T, pgid int) []string {
+	t.Helper()
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var live []string
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// After "pid (comm)": state, ppid, pgrp.
+		i := strings.LastIndexByte(string(data), ')')
+		fields := strings.Fields(string(data)[i+1:])
+		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
+			live = append(live, f)
+		}
+	}
+	return live
 }
