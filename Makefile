@@ -23,11 +23,12 @@ PROCS ?= 4## parallel Ginkgo processes
 SCENARIO ?=## bench scenarios, comma list (default: the standard set): smoke, gang-size-sweep, upstream-gangs
 SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
 REPEATS ?= 1## bench: runs of each scenario
+UPSTREAM_WORKLOADS ?=## bench-upstream: upstream scheduler_perf workloads, comma list (default: all six of upstream-gangs)
 BASELINE ?=## report: another results directory to compare the benchmarks with
 PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, documentation_url, contact_email_address)
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BASELINE PRODUCT
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BASELINE PRODUCT UPSTREAM_WORKLOADS
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
@@ -98,6 +99,18 @@ control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL;
 .PHONY: bench
 bench: build ## run benchmark SCENARIO(s) against SCHEDULER (also: ceiling); results in $(RESULTS)/bench, plots in $(RESULTS)/plots
 	go run ./bench/cmd/gangbench
+
+# Upstream scheduler_perf's PodGroup benchmarks, test binaries built from the
+# pinned module; rebuilt only when the pinned versions change.
+UPSTREAM_PERF := k8s.io/kubernetes/test/integration/scheduler_perf/podgroup
+UPSTREAM_BINS := $(BIN_DIR)/scheduler_perf-gangscheduling.test $(BIN_DIR)/scheduler_perf-basicscheduling.test
+
+$(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
+	go test -c -trimpath -o $@ $(UPSTREAM_PERF)/$*
+
+.PHONY: bench-upstream
+bench-upstream: build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs on this machine; DataItems in $(RESULTS)/bench-upstream
+	go run ./bench/cmd/upstreambench
 
 .PHONY: bench-compare
 bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
+	"github.com/gangconf/gangconf/suites/framework/harness"
 )
 
 // createWorkers is how many pod creates run at once: enough that pod
@@ -63,10 +64,14 @@ type SizeResult struct {
 
 // Result is a scenario's outcome.
 type Result struct {
-	Scenario *Scenario     `json:"scenario"`
-	Sizes    []SizeResult  `json:"sizes"`
-	Cost     []Cost        `json:"cost"`
-	Took     time.Duration `json:"tookNs"`
+	// Scenario as it ran (after SIZES).
+	Scenario *Scenario `json:"scenario"`
+	// Environment of the run (versions, cluster, scheduler, machine, commit),
+	// with every result so that each file says where it came from.
+	Environment *harness.Environment `json:"environment,omitempty"`
+	Sizes       []SizeResult         `json:"sizes"`
+	Cost        []Cost               `json:"cost"`
+	Took        time.Duration        `json:"tookNs"`
 }
 
 // Run runs every workload of the scenario against the target.

@@ -32,7 +32,10 @@ type Model struct {
 	Areas       []Area
 	Controls    []Control
 	Bench       []Scenario
-	Limits      []string
+	// Upstream puts gangconf's figures over upstream scheduler_perf's for
+	// the workloads both ran; nil without a bench-upstream run.
+	Upstream *UpstreamComparison
+	Limits   []string
 	// Problems are files the report needed and could not read.
 	Problems []string
 	// HasSuite is false when the results hold no conformance run.
@@ -90,6 +93,31 @@ type BenchRow struct {
 	// when the scheduler exposes none.
 	ServerP50     string
 	BaselineRatio string
+	// name is the DataItems name the row came from.
+	name string
+}
+
+// UpstreamComparison is gangconf's figure over upstream scheduler_perf's,
+// per workload that both ran.
+type UpstreamComparison struct {
+	Rows []UpstreamRow
+	// Gangconf and Upstream say when and where each side ran.
+	Gangconf, Upstream *harness.Environment
+	// SameMachine is true when both ran on one machine (CPU model, cores
+	// and memory agree): only then is the ratio worth reading.
+	SameMachine bool
+}
+
+// UpstreamRow is one workload: average throughput (pods/s) and the
+// server-side podgroup attempt p50 (ms) of each side, and their ratios
+// (gangconf over upstream; empty when a side lacks the figure).
+type UpstreamRow struct {
+	Workload, Policy, Size         string
+	Throughput, UpstreamThroughput float64
+	ThroughputRatio                string
+	AttemptP50, UpstreamAttemptP50 float64
+	AttemptRatio                   string
+	HasAttempt                     bool
 }
 
 // Plot is an SVG, inline for HTML and linked for Markdown.
@@ -108,6 +136,7 @@ func Load(dir, baseline string) *Model {
 	m.loadSuite(dir)
 	m.loadControls(dir)
 	m.loadBench(dir, baseline)
+	m.loadUpstream(dir)
 	if m.HasSuite {
 		// What this version of the suite does not check yet, so a verdict is
 		// read for what it covers.
@@ -250,6 +279,91 @@ func (m *Model) loadBench(dir, baseline string) {
 	}
 }
 
+// loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
+// make bench-upstream) with gangconf's own run of the same scenario.
+func (m *Model) loadUpstream(dir string) {
+	name := bench.UpstreamScenario
+	var up bench.DataItems
+	if err := readJSON(filepath.Join(dir, "bench-upstream", name+".json"), &up); err != nil {
+		if !strings.Contains(err.Error(), "missing") {
+			m.problem("bench-upstream/%s.json: %v", name, err)
+		}
+		return
+	}
+	var ours bench.DataItems
+	if err := readJSON(filepath.Join(dir, "bench", name+".json"), &ours); err != nil {
+		m.problem("bench-upstream/ is there but bench/%s.json, gangconf's run to compare it with, is %v", name, err)
+		return
+	}
+	c := &UpstreamComparison{}
+	var upRes, ourRes struct {
+		Environment *harness.Environment `json:"environment"`
+	}
+	if err := readJSON(filepath.Join(dir, "bench-upstream", name+"-result.json"), &upRes); err != nil {
+		m.problem("bench-upstream/%s-result.json: %v", name, err)
+	}
+	if err := readJSON(filepath.Join(dir, "bench", name+"-result.json"), &ourRes); err != nil {
+		m.problem("bench/%s-result.json: %v", name, err)
+	}
+	c.Upstream, c.Gangconf = upRes.Environment, ourRes.Environment
+	if c.Gangconf != nil && c.Upstream != nil {
+		a, b := c.Gangconf.Machine, c.Upstream.Machine
+		c.SameMachine = a.CPUModel == b.CPUModel && a.Cores == b.Cores && a.MemoryKB == b.MemoryKB
+	}
+	if !c.SameMachine {
+		m.Limits = append(m.Limits, "gangconf's and upstream's upstream-gangs figures are not known to come from one machine: their ratios say little")
+	}
+	upFigures, ourFigures := figures(up), figures(ours)
+	for _, r := range rows(ours, nil) {
+		u, ok := upFigures[r.name]
+		if !ok || u.throughput == 0 {
+			continue
+		}
+		o := ourFigures[r.name]
+		row := UpstreamRow{Workload: r.Workload, Policy: r.Policy, Size: r.Size,
+			Throughput: o.throughput, UpstreamThroughput: u.throughput, ThroughputRatio: ratio(o.throughput, u.throughput)}
+		if o.hasAttempt && u.hasAttempt {
+			row.HasAttempt = true
+			row.AttemptP50, row.UpstreamAttemptP50 = o.attemptP50, u.attemptP50
+			row.AttemptRatio = ratio(o.attemptP50, u.attemptP50)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	if len(c.Rows) == 0 {
+		m.problem("bench-upstream/%s.json and bench/%s.json share no workload", name, name)
+		return
+	}
+	m.Upstream = c
+}
+
+// figure is what the upstream comparison reads of one DataItems name.
+type figure struct {
+	throughput, attemptP50 float64
+	hasAttempt             bool
+}
+
+func figures(items bench.DataItems) map[string]figure {
+	out := map[string]figure{}
+	for _, it := range items.DataItems {
+		f := out[it.Labels["Name"]]
+		switch it.Labels["Metric"] {
+		case "SchedulingThroughput":
+			f.throughput = it.Data.Average
+		case "PodGroupSchedulingAttempt":
+			f.attemptP50, f.hasAttempt = it.Data.Perc50, true
+		}
+		out[it.Labels["Name"]] = f
+	}
+	return out
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(a/b, 'f', 2, 64)
+}
+
 // rows makes one table row per workload and size from the DataItems.
 func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 	byName := map[string]*BenchRow{}
@@ -263,7 +377,7 @@ func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 			if parts := strings.Split(name, "/"); len(parts) >= 2 {
 				workload = parts[1]
 			}
-			r = &BenchRow{Workload: workload, Size: it.Labels["Size"], Mode: it.Labels["Mode"], Policy: it.Labels["Policy"]}
+			r = &BenchRow{Workload: workload, Size: it.Labels["Size"], Mode: it.Labels["Mode"], Policy: it.Labels["Policy"], name: name}
 			byName[name] = r
 			order = append(order, name)
 		}

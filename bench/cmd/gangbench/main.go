@@ -132,6 +132,7 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 			if err != nil {
 				return err
 			}
+			res.Environment = &desc
 			if err := res.Write(out); err != nil {
 				return err
 			}

@@ -23,6 +23,7 @@ type Environment struct {
 	KubernetesVersion string    `json:"kubernetesVersion"`
 	Provider          string    `json:"provider"`
 	ClusterProfile    string    `json:"clusterProfile,omitempty"`
+	NodeImage         string    `json:"nodeImage,omitempty"`
 	FeatureGates      string    `json:"featureGates,omitempty"`
 	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
 	Scheduler         Scheduler `json:"scheduler"`
@@ -47,15 +48,22 @@ type Machine struct {
 	Go       string `json:"go"`
 }
 
-// Describe gathers the environment of the run.
-func (e *Env) Describe(ctx context.Context) Environment {
-	out := Environment{
+// Local is the part of the environment that needs no cluster: when, at
+// which gangconf commit, on what machine. Runs without a harness cluster
+// (upstream's in-process benchmark) record it and fill in the rest.
+func Local() Environment {
+	return Environment{
 		Date:           time.Now().UTC().Truncate(time.Second),
 		GangconfCommit: gitCommit(),
-		Provider:       e.Provider,
-		Scheduler:      Scheduler{Name: e.Settings.Scheduler, SchedulerName: e.SchedulerName},
 		Machine:        describeMachine(),
 	}
+}
+
+// Describe gathers the environment of the run.
+func (e *Env) Describe(ctx context.Context) Environment {
+	out := Local()
+	out.Provider = e.Provider
+	out.Scheduler = Scheduler{Name: e.Settings.Scheduler, SchedulerName: e.SchedulerName}
 	if cs, err := e.Clientset(); err == nil {
 		if v, err := cs.Discovery().ServerVersion(); err == nil {
 			out.KubernetesVersion = v.GitVersion
@@ -69,6 +77,7 @@ func (e *Env) Describe(ctx context.Context) Environment {
 			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
 		}
 	}
+	e.describeKind(&out)
 	if p := e.SchedulerProcess; p != nil {
 		out.Scheduler.Version = commandOutput(ctx, p.Binary, "--version")
 		for _, a := range p.Args {

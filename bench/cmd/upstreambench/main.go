@@ -1,0 +1,232 @@
+// Command upstreambench runs upstream scheduler_perf's copies of gangconf's
+// upstream-gangs workloads on this machine, from the pinned Kubernetes
+// module, and converts its DataItems into gangconf's, so that the report can
+// put gangconf's figure over upstream's for one workload on one machine.
+// `make bench-upstream` builds the test binaries and calls it.
+//
+// Each test binary runs from its package's folder in the module cache (it
+// reads performance-config.yaml and templates/ from there), which is
+// read-only: everything it writes goes under $(RESULTS)/bench-upstream.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gangconf/gangconf/bench"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+// runTimeout bounds one test binary's run; the six workloads took minutes.
+const runTimeout = time.Hour
+
+// PackageRun is one run of one upstream test binary.
+type PackageRun struct {
+	Package   string   `json:"package"`
+	Workloads []string `json:"workloads"`
+	Args      []string `json:"args"`
+	// DataItems is upstream's own file, as it wrote it, relative to the output.
+	DataItems   string  `json:"dataItems"`
+	TookSeconds float64 `json:"tookSeconds"`
+}
+
+// UpstreamResult is what upstream-gangs-result.json records beside the
+// converted DataItems.
+type UpstreamResult struct {
+	Environment harness.Environment      `json:"environment"`
+	Workloads   []bench.UpstreamWorkload `json:"workloads"`
+	Runs        []PackageRun             `json:"runs"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "upstreambench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	results, binDir := os.Getenv("RESULTS"), os.Getenv("BIN_DIR")
+	if results == "" || binDir == "" {
+		return errors.New("RESULTS and BIN_DIR must be set (make bench-upstream sets them)")
+	}
+	s, err := bench.Load(bench.UpstreamScenario)
+	if err != nil {
+		return err
+	}
+	ws, err := bench.UpstreamWorkloads(s, os.Getenv("UPSTREAM_WORKLOADS"))
+	if err != nil {
+		return fmt.Errorf("UPSTREAM_WORKLOADS: %w", err)
+	}
+	etcd := filepath.Join(binDir, "etcd")
+	if _, err := os.Stat(etcd); err != nil {
+		return fmt.Errorf("upstream's benchmark starts etcd from PATH and %s is missing: run make build", etcd)
+	}
+	// Workloads by package, in the scenario's order.
+	var pkgs []string
+	byPkg := map[string][]bench.UpstreamWorkload{}
+	for _, w := range ws {
+		if _, ok := byPkg[w.Package]; !ok {
+			pkgs = append(pkgs, w.Package)
+		}
+		byPkg[w.Package] = append(byPkg[w.Package], w)
+	}
+	dirs := map[string]string{}
+	for _, p := range pkgs {
+		dir, err := packageDir(ctx, bench.UpstreamPackage+"/"+p)
+		if err != nil {
+			return err
+		}
+		cfg, err := os.ReadFile(filepath.Join(dir, "performance-config.yaml"))
+		if err != nil {
+			return err
+		}
+		for _, w := range byPkg[p] {
+			if err := bench.CheckUpstreamConfig(cfg, w); err != nil {
+				return err
+			}
+		}
+		if _, err := os.Stat(testBinary(binDir, p)); err != nil {
+			return fmt.Errorf("test binary of %s missing (make bench-upstream builds it): %w", p, err)
+		}
+		dirs[p] = dir
+	}
+
+	out := filepath.Join(results, "bench-upstream")
+	// A fresh directory, so the DataItems file found after a run is this run's.
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	res := UpstreamResult{Environment: environment(ctx), Workloads: ws}
+	merged := bench.DataItems{Version: "v1"}
+	for _, p := range pkgs {
+		pr, items, err := runPackage(ctx, binDir, dirs[p], out, p, byPkg[p])
+		if err != nil {
+			return err
+		}
+		res.Runs = append(res.Runs, pr)
+		merged.DataItems = append(merged.DataItems, items.DataItems...)
+	}
+	if err := bench.WriteJSON(filepath.Join(out, bench.UpstreamScenario+".json"), merged); err != nil {
+		return err
+	}
+	if err := bench.WriteJSON(filepath.Join(out, bench.UpstreamScenario+"-result.json"), res); err != nil {
+		return err
+	}
+	for _, it := range merged.DataItems {
+		if it.Labels["Metric"] == "SchedulingThroughput" {
+			fmt.Printf("upstream %s: throughput average %.1f pods/s\n", it.Labels["Name"], it.Data.Average)
+		}
+	}
+	fmt.Printf("results: %s\n", out)
+	return nil
+}
+
+func testBinary(binDir, pkg string) string {
+	return filepath.Join(binDir, "scheduler_perf-"+pkg+".test")
+}
+
+// runPackage runs one test binary over its workloads and converts what it wrote.
+func runPackage(ctx context.Context, binDir, dir, out, pkg string, ws []bench.UpstreamWorkload) (PackageRun, bench.DataItems, error) {
+	raw := filepath.Join(out, "raw", pkg)
+	logs := filepath.Join(raw, "logs")
+	tmp := filepath.Join(out, "tmp")
+	for _, d := range []string{logs, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return PackageRun{}, bench.DataItems{}, err
+		}
+	}
+	// etcd's data and the test's temporary files go under tmp, removed after.
+	defer os.RemoveAll(tmp)
+	pr := PackageRun{Package: pkg, Args: []string{
+		"-test.run=^$",
+		"-test.bench=" + bench.UpstreamBenchRegexp(ws[0].TestCase, ws),
+		// Each workload once; without it Go's benchmark loop may repeat one.
+		"-test.benchtime=1x",
+		"-test.timeout=" + runTimeout.String(),
+		"-perf-scheduling-label-filter=performance",
+		"-data-items-dir=" + raw,
+	}}
+	for _, w := range ws {
+		pr.Workloads = append(pr.Workloads, w.Name)
+	}
+	logFile, err := os.Create(filepath.Join(raw, "output.log"))
+	if err != nil {
+		return pr, bench.DataItems{}, err
+	}
+	defer logFile.Close()
+
+	cmd := exec.CommandContext(ctx, testBinary(binDir, pkg), pr.Args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"TMPDIR="+tmp,
+		// Per-workload logs go to files (kept only for a failed workload)
+		// instead of hundreds of MB on the terminal.
+		"ARTIFACTS="+logs,
+		// As upstream's periodic job: the cache mutation detector is
+		// expensive and off in production.
+		"KUBE_CACHE_MUTATION_DETECTOR=false",
+	)
+	w := io.MultiWriter(os.Stdout, logFile)
+	cmd.Stdout, cmd.Stderr = w, w
+	// Own process group, so that an interrupt also stops the etcd it starts.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	fmt.Printf("upstream %s: %s (in %s)\n", pkg, strings.Join(pr.Workloads, ", "), dir)
+	start := time.Now()
+	err = cmd.Run()
+	pr.TookSeconds = time.Since(start).Round(time.Second).Seconds()
+	if err != nil {
+		return pr, bench.DataItems{}, fmt.Errorf("upstream %s failed after %.0fs: %w (output in %s, failed workloads' logs in %s)", pkg, pr.TookSeconds, err, logFile.Name(), logs)
+	}
+	fmt.Printf("upstream %s: done in %.0fs\n", pkg, pr.TookSeconds)
+	files, _ := filepath.Glob(filepath.Join(raw, "BenchmarkPerfScheduling_*.json"))
+	if len(files) != 1 {
+		return pr, bench.DataItems{}, fmt.Errorf("upstream %s: want one DataItems file in %s, found %d", pkg, raw, len(files))
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return pr, bench.DataItems{}, err
+	}
+	pr.DataItems, _ = filepath.Rel(out, files[0])
+	items, err := bench.ConvertUpstream(data, bench.UpstreamScenario, ws)
+	if err != nil {
+		return pr, bench.DataItems{}, fmt.Errorf("%s: %w", files[0], err)
+	}
+	return pr, items, nil
+}
+
+// packageDir is where the package's sources are in the module cache.
+func packageDir(ctx context.Context, pkg string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", pkg).Output()
+	if err != nil {
+		return "", fmt.Errorf("go list %s: %w", pkg, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// environment describes upstream's run: its scheduler runs in the test
+// process against an in-process API server, with fake nodes and no kubelet.
+func environment(ctx context.Context) harness.Environment {
+	env := harness.Local()
+	env.Provider = "scheduler_perf (in-process API server and scheduler, fake nodes)"
+	env.FeatureGates = "GenericWorkload=true"
+	if v, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes").Output(); err == nil {
+		env.KubernetesVersion = strings.TrimSpace(string(v))
+	}
+	env.Scheduler = harness.Scheduler{Name: "upstream scheduler_perf", SchedulerName: "default-scheduler", Version: env.KubernetesVersion, FeatureGates: env.FeatureGates}
+	return env
+}

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func upstreamWorkloads(t *testing.T, names string) []UpstreamWorkload {
+	t.Helper()
+	s, err := Load(UpstreamScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := UpstreamWorkloads(s, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func TestUpstreamWorkloadsComeFromTheScenario(t *testing.T) {
+	ws := upstreamWorkloads(t, "")
+	if len(ws) != 6 {
+		t.Fatalf("%d workloads, want the six of %s", len(ws), UpstreamScenario)
+	}
+	want := UpstreamWorkload{Name: "5000Nodes_3Groups_3000Pods_1000PerGroup", Policy: PolicyBasic, Package: "basicscheduling",
+		TestCase: "BasicScheduling", Nodes: 5000, PodGroups: 3, PodsPerGroup: 1000}
+	if ws[5] != want {
+		t.Fatalf("last workload = %+v, want %+v", ws[5], want)
+	}
+	ws = upstreamWorkloads(t, "5000Nodes_2000Gangs_6000Pods, 5000Nodes_2000Gangs_6000Pods")
+	if len(ws) != 1 || ws[0].TestCase != "GangScheduling" || ws[0].PodGroups != 2000 || ws[0].PodsPerGroup != 3 {
+		t.Fatalf("selected = %+v", ws)
+	}
+	s, _ := Load(UpstreamScenario)
+	if _, err := UpstreamWorkloads(s, "5000Nodes_1000Gangs_3000Pods,SchedulingBasic"); err == nil ||
+		!strings.Contains(err.Error(), `unknown upstream workload "SchedulingBasic" (known: 5000Nodes_1000Gangs_3000Pods,`) {
+		t.Fatalf("unknown workload: %v", err)
+	}
+	sweep, _ := Load("gang-size-sweep")
+	if _, err := UpstreamWorkloads(sweep, ""); err == nil || !strings.Contains(err.Error(), "no upstream counterpart") {
+		t.Fatalf("a sweep has no upstream counterpart: %v", err)
+	}
+}
+
+const upstreamConfigYAML = `
+- name: GangScheduling
+  featureGates:
+    GenericWorkload: true
+  workloads:
+  - name: 10Nodes_3Gangs
+    labels: [integration-test, short]
+    params: {initNodes: 10, initPodGroups: 3, podsPerGroup: 3}
+  - name: 5000Nodes_2000Gangs_6000Pods
+    labels: [performance]
+    params: {initNodes: 5000, initPodGroups: 2000, podsPerGroup: 3}
+`
+
+func TestUpstreamConfigMustMatchGangconfsCopy(t *testing.T) {
+	w := upstreamWorkloads(t, "5000Nodes_2000Gangs_6000Pods")[0]
+	if err := CheckUpstreamConfig([]byte(upstreamConfigYAML), w); err != nil {
+		t.Fatalf("matching workload: %v", err)
+	}
+	changed := strings.Replace(upstreamConfigYAML, "initPodGroups: 2000", "initPodGroups: 2500", 1)
+	if err := CheckUpstreamConfig([]byte(changed), w); err == nil || !strings.Contains(err.Error(), "initPodGroups 2500, gangconf's copy 2000") {
+		t.Fatalf("changed parameter: %v", err)
+	}
+	unlabelled := strings.Replace(upstreamConfigYAML, "labels: [performance]", "labels: [integration-test]", 1)
+	if err := CheckUpstreamConfig([]byte(unlabelled), w); err == nil || !strings.Contains(err.Error(), "not labelled performance") {
+		t.Fatalf("workload outside the performance label: %v", err)
+	}
+	w.Name = "5000Nodes_1000Gangs_3000Pods"
+	if err := CheckUpstreamConfig([]byte(upstreamConfigYAML), w); err == nil || !strings.Contains(err.Error(), "no workload 5000Nodes_1000Gangs_3000Pods") {
+		t.Fatalf("missing workload: %v", err)
+	}
+	w.TestCase = "BasicScheduling"
+	if err := CheckUpstreamConfig([]byte(upstreamConfigYAML), w); err == nil || !strings.Contains(err.Error(), "no test case BasicScheduling") {
+		t.Fatalf("missing test case: %v", err)
+	}
+}
+
+// The bench regexp is matched level by level against the names of the
+// benchmark, its test case and its workload, as go test does.
+func TestUpstreamBenchRegexpSelectsOnlyTheWorkloads(t *testing.T) {
+	ws := upstreamWorkloads(t, "5000Nodes_1000Gangs_3000Pods,5000Nodes_3Gangs_3000Pods_1000PerGroup")
+	levels := strings.Split(UpstreamBenchRegexp("GangScheduling", ws), "/")
+	if len(levels) != 3 {
+		t.Fatalf("levels = %q", levels)
+	}
+	for _, c := range []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"BenchmarkPerfScheduling", "GangScheduling", "5000Nodes_1000Gangs_3000Pods"}, true},
+		{[]string{"BenchmarkPerfScheduling", "GangScheduling", "5000Nodes_3Gangs_3000Pods_1000PerGroup"}, true},
+		{[]string{"BenchmarkPerfScheduling", "GangScheduling", "5000Nodes_3000Gangs_9000Pods"}, false},
+		{[]string{"BenchmarkPerfScheduling", "GangScheduling", "5000Nodes_1000Gangs_3000Pods_more"}, false},
+		{[]string{"BenchmarkPerfScheduling", "BasicScheduling", "5000Nodes_1000Gangs_3000Pods"}, false},
+	} {
+		all := true
+		for i, n := range c.names {
+			all = all && regexp.MustCompile(levels[i]).MatchString(n)
+		}
+		if all != c.want {
+			t.Errorf("%s: selected %v, want %v", strings.Join(c.names, "/"), all, c.want)
+		}
+	}
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// The pinned module's own configurations hold every workload of the scenario
+// with gangconf's parameters (make bench-upstream checks the same at run time).
+func TestPinnedUpstreamConfigsHaveEveryWorkload(t *testing.T) {
+	for _, w := range upstreamWorkloads(t, "") {
+		out, err := exec.Command("go", "list", "-f", "{{.Dir}}", UpstreamPackage+"/"+w.Package).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", w.Package, err)
+		}
+		cfg, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "performance-config.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckUpstreamConfig(cfg, w); err != nil {
+			t.Error(err)
+		}
+	}
+}
