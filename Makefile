@@ -14,9 +14,9 @@ WORK_DIR := $(OUTPUT)/kwok
 ##@ Variables (override on the command line, e.g. make conformance SCHEDULER=no-gang)
 
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
-CLUSTER ?= ci-small## cluster profile: ci-small, gpu-1k, gpu-5k, upstream-5k
+CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, upstream-5k
 PROVIDER ?= kwok## kwok (a virtual cluster made here) or existing (KUBECONFIG)
-SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption
+SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption, no-alpha, no-job-workload
 SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
 PROCS ?= 4## parallel Ginkgo processes
@@ -32,6 +32,10 @@ export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENAR
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
+# The alpha profile's specs run on a cluster with the alpha gates on, in a
+# run of their own; these controls are checked against them there.
+ALPHA_CLUSTER := ci-alpha
+ALPHA_CONTROLS := no-alpha no-gang no-preemption no-job-workload
 
 ##@ Main
 
@@ -48,6 +52,9 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-preemption RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference RESULTS=$(OUTPUT)/test
+	@for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
+	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test/alpha
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
@@ -93,6 +100,18 @@ control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL;
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(RESULTS)/controls/$(CONTROL) > /dev/null
 	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) \
 		-report $(RESULTS)/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
+
+.PHONY: conformance-alpha
+conformance-alpha: build ## the alpha profile's specs against SCHEDULER on a ci-alpha cluster (alpha gates on); results in $(RESULTS)/alpha
+	@$(MAKE) --no-print-directory conformance CLUSTER=$(ALPHA_CLUSTER) LABEL_FILTER='profile:alpha' RESULTS=$(RESULTS)/alpha
+
+.PHONY: control-alpha
+control-alpha: build ## run negative control CONTROL on the alpha specs and cluster into $(RESULTS)/alpha/controls/CONTROL; fail unless it fails exactly its recorded alpha specs
+	@rm -rf $(RESULTS)/alpha/controls/$(CONTROL)
+	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) CLUSTER=$(ALPHA_CLUSTER) LABEL_FILTER='profile:alpha' \
+		RESULTS=$(RESULTS)/alpha/controls/$(CONTROL) > /dev/null
+	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) -label-filter 'profile:alpha' \
+		-report $(RESULTS)/alpha/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
 
 ##@ Benchmarks
 

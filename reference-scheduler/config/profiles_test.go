@@ -51,7 +51,28 @@ func disabled(set schedconfig.PluginSet, name string) bool {
 
 func TestUnknownProfileSaysWhatIsKnown(t *testing.T) {
 	_, err := Lookup("fast")
-	if err == nil || !strings.Contains(err.Error(), "no-gang, no-preemption, reference") {
+	if err == nil || !strings.Contains(err.Error(), "no-alpha, no-gang, no-preemption, reference") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestClusterGatesReachOnlyProfilesThatTakeThem(t *testing.T) {
+	alpha := "TopologyAwareWorkloadScheduling=true"
+	for name, want := range map[string]string{
+		"reference":     "GenericWorkload=true," + alpha,
+		"no-preemption": "GenericWorkload=true," + alpha,
+		"no-alpha":      "GenericWorkload=true",
+		"no-gang":       "GenericWorkload=false",
+	} {
+		p, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Gates(alpha); got != want {
+			t.Errorf("%s: Gates = %s, want %s", name, got, want)
+		}
+		if got := p.Gates(""); got != p.FeatureGates {
+			t.Errorf("%s: on a cluster without gates, Gates = %s, want %s", name, got, p.FeatureGates)
+		}
 	}
 }

@@ -38,6 +38,9 @@ type Shared struct {
 	// NoSlices, when set, is why specs that need a private node slice are
 	// skipped (the cluster cannot make fake nodes).
 	NoSlices string `json:"noSlices,omitempty"`
+	// AlphaGates is the preflight's finding per alpha gate: "" when the
+	// API server has it on, else why specs that need it are skipped.
+	AlphaGates map[string]string `json:"alphaGates,omitempty"`
 }
 
 // NewRunID names a run.
@@ -98,10 +101,17 @@ func (f *Framework) NewSpec(ctx context.Context) *Spec {
 // Slice creates count nodes of shape (racks of perRack) for this spec alone.
 func (s *Spec) Slice(ctx context.Context, shape string, count, perRack int) *cluster.Slice {
 	ginkgo.GinkgoHelper()
+	return s.CustomSlice(ctx, shape, count, perRack, nil)
+}
+
+// CustomSlice is Slice with mutate applied to each node i last (a node
+// without a label the others have); nil changes nothing.
+func (s *Spec) CustomSlice(ctx context.Context, shape string, count, perRack int, mutate func(int, *corev1.Node)) *cluster.Slice {
+	ginkgo.GinkgoHelper()
 	if s.f.NoSlices != "" {
 		ginkgo.Skip(s.f.NoSlices)
 	}
-	sl, err := cluster.NewSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack, map[string]string{LabelRun: s.f.RunID})
+	sl, err := cluster.NewCustomSlice(ctx, s.f.Client, fmt.Sprintf("%s-s%d", s.ID, len(s.slices)), shape, count, perRack, map[string]string{LabelRun: s.f.RunID}, mutate)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create node slice %s", s.ID)
 	s.slices = append(s.slices, sl)
 	s.expectSchedulerSees(ctx, sl)

@@ -101,11 +101,12 @@ func checkControls(args []string) error {
 	control := fs.String("control", "", "name of the negative control that ran")
 	report := fs.String("report", "", "ginkgo JSON report of the control's run")
 	record := fs.String("record", "", "record of which control fails which spec")
+	labels := fs.String("label-filter", "", "the specs the run covered (Ginkgo label filter); only they are judged, and none of their kills may be skipped")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *control == "" || *report == "" || *record == "" {
 		return fmt.Errorf("needs -control, -report and -record")
 	}
-	return controls.CheckFiles(*control, *report, *record, os.Stdout)
+	return controls.CheckFiles(*control, *report, *record, *labels, os.Stdout)
 }

@@ -41,6 +41,10 @@ type KwokOptions struct {
 	// manager; empty means the package defaults.
 	FeatureGates  string
 	RuntimeConfig string
+	// ControllerManagerFeatureGates, when set, replaces FeatureGates for
+	// the controller manager alone (a control that lacks one of its
+	// controllers' features while the API serves it).
+	ControllerManagerFeatureGates string
 	// Wait bounds how long kwokctl waits for the control plane.
 	Wait time.Duration
 }
@@ -55,11 +59,12 @@ type Kwok struct {
 // kwokConfig binds every component to loopback, and raises kwok's stage
 // parallelism from its defaults so that thousands of nodes turn Ready in
 // seconds rather than minutes, and bound pods turn Running without a queue.
+// The %s takes componentsPatches.
 const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
----
+%s---
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
@@ -67,6 +72,21 @@ options:
   podPlayStageParallelism: 32
   nodeLeaseParallelism: 128
 `
+
+// componentsPatches is the part of kwokConfig's KwokctlConfiguration that
+// gives the controller manager its own gates ("" when it has the cluster's).
+func (o KwokOptions) componentsPatches() string {
+	if o.ControllerManagerFeatureGates == "" {
+		return ""
+	}
+	return `componentsPatches:
+- name: kube-controller-manager
+  extraArgs:
+  - key: feature-gates
+    value: ` + o.ControllerManagerFeatureGates + `
+    override: true
+`
+}
 
 // ErrClusterExists is returned when a cluster of that name is already up.
 var ErrClusterExists = errors.New("cluster already exists")
@@ -133,7 +153,7 @@ func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
 		return nil, err
 	}
 	configPath := filepath.Join(o.WorkDir, o.Name+"-kwok.yaml")
-	if err := os.WriteFile(configPath, []byte(kwokConfig), 0o644); err != nil {
+	if err := os.WriteFile(configPath, []byte(fmt.Sprintf(kwokConfig, o.componentsPatches())), 0o644); err != nil {
 		return nil, err
 	}
 	provider := kwok.NewCluster(o.Name)

@@ -44,6 +44,9 @@ type NodeSpec struct {
 	// keep other specs' pods off its nodes).
 	Labels map[string]string
 	Taints []corev1.Taint
+	// Mutate, if set, changes node i last: a spec that needs some nodes
+	// unlike the rest (without a topology label) says so here.
+	Mutate func(i int, n *corev1.Node)
 }
 
 // ProfileNodes is the NodeSpec of a cluster profile.
@@ -76,7 +79,7 @@ func (s NodeSpec) Node(i int) *corev1.Node {
 	for k, v := range s.Labels {
 		lbl[k] = v
 	}
-	return &corev1.Node{
+	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        s.name(i),
 			Labels:      lbl,
@@ -89,6 +92,10 @@ func (s NodeSpec) Node(i int) *corev1.Node {
 			Phase:       corev1.NodeRunning,
 		},
 	}
+	if s.Mutate != nil {
+		s.Mutate(i, n)
+	}
+	return n
 }
 
 func (s NodeSpec) name(i int) string { return fmt.Sprintf("%s-%05d", s.Prefix, i) }

@@ -25,6 +25,12 @@ type Slice struct {
 // over racks of perRack nodes, with the extra labels, and waits until they
 // are Ready.
 func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int, labels map[string]string) (*Slice, error) {
+	return NewCustomSlice(ctx, cs, id, shape, count, perRack, labels, nil)
+}
+
+// NewCustomSlice is NewSlice with mutate applied to each node i last (see
+// NodeSpec.Mutate); nil changes nothing.
+func NewCustomSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int, labels map[string]string, mutate func(int, *corev1.Node)) (*Slice, error) {
 	sh, err := fixtures.Shape(shape)
 	if err != nil {
 		return nil, err
@@ -40,6 +46,7 @@ func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, co
 		SetName: id,
 		Labels:  map[string]string{LabelSlice: id},
 		Taints:  []corev1.Taint{{Key: LabelSlice, Value: id, Effect: corev1.TaintEffectNoSchedule}},
+		Mutate:  mutate,
 	}
 	for k, v := range labels {
 		s.Nodes.Labels[k] = v

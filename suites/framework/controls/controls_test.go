@@ -30,20 +30,20 @@ func TestControlMustFailItsSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}}
+	ok := []Outcome{{Spec: "quorum holds", State: types.SpecStateFailed}, {Spec: "api served", State: types.SpecStatePassed}}
 	if p := r.Check("no-gang", ok); len(p) != 0 {
 		t.Fatalf("a control failing exactly its specs was rejected: %v", p)
 	}
-	passed := []Outcome{{"quorum holds", types.SpecStatePassed}, {"api served", types.SpecStatePassed}}
+	passed := []Outcome{{Spec: "quorum holds", State: types.SpecStatePassed}, {Spec: "api served", State: types.SpecStatePassed}}
 	p := r.Check("no-gang", passed)
 	if len(p) != 1 || !strings.Contains(p[0], "PASSED") {
 		t.Fatalf("a control passing a spec it must fail was accepted: %v", p)
 	}
-	extra := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStateFailed}}
+	extra := []Outcome{{Spec: "quorum holds", State: types.SpecStateFailed}, {Spec: "api served", State: types.SpecStateFailed}}
 	if p := r.Check("no-gang", extra); len(p) != 1 || !strings.Contains(p[0], "not expected") {
 		t.Fatalf("an unexpected failure was accepted: %v", p)
 	}
-	timedOut := []Outcome{{"quorum holds", types.SpecStateTimedout}, {"api served", types.SpecStatePassed}}
+	timedOut := []Outcome{{Spec: "quorum holds", State: types.SpecStateTimedout}, {Spec: "api served", State: types.SpecStatePassed}}
 	if p := r.Check("no-gang", timedOut); len(p) != 0 {
 		t.Fatalf("a timeout counts as a failure: %v", p)
 	}
@@ -54,11 +54,11 @@ func TestEverySpecNeedsARecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := r.Check("no-gang", []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}, {"new spec", types.SpecStatePassed}})
+	p := r.Check("no-gang", []Outcome{{Spec: "quorum holds", State: types.SpecStateFailed}, {Spec: "api served", State: types.SpecStatePassed}, {Spec: "new spec", State: types.SpecStatePassed}})
 	if len(p) != 1 || !strings.Contains(p[0], `"new spec" is not in the record`) {
 		t.Fatalf("a spec without a record was accepted: %v", p)
 	}
-	p = r.Check("no-gang", []Outcome{{"api served", types.SpecStatePassed}})
+	p = r.Check("no-gang", []Outcome{{Spec: "api served", State: types.SpecStatePassed}})
 	if len(p) != 1 || !strings.Contains(p[0], "did not run") {
 		t.Fatalf("a recorded spec that did not run was accepted: %v", p)
 	}
@@ -88,12 +88,12 @@ func TestUndeterminedControlsAreNotJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range []types.SpecState{types.SpecStatePassed, types.SpecStateFailed} {
-		out := []Outcome{{"quorum holds", types.SpecStateFailed}, {"api served", types.SpecStatePassed}, {"preempt", st}}
+		out := []Outcome{{Spec: "quorum holds", State: types.SpecStateFailed}, {Spec: "api served", State: types.SpecStatePassed}, {Spec: "preempt", State: st}}
 		if p := r.Check("no-gang", out); len(p) != 0 {
 			t.Fatalf("an undetermined spec was judged (%s): %v", st, p)
 		}
 	}
-	if p := r.Check("no-preemption", []Outcome{{"quorum holds", types.SpecStatePassed}, {"api served", types.SpecStatePassed}, {"preempt", types.SpecStatePassed}}); len(p) != 1 {
+	if p := r.Check("no-preemption", []Outcome{{Spec: "quorum holds", State: types.SpecStatePassed}, {Spec: "api served", State: types.SpecStatePassed}, {Spec: "preempt", State: types.SpecStatePassed}}); len(p) != 1 {
 		t.Fatalf("the killing control is still judged: %v", p)
 	}
 	if _, err := load(t, "specs:\n- spec: x\n  killedBy: [a]\n  undetermined: [a]\n"); err == nil {

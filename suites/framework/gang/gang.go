@@ -57,6 +57,9 @@ type Gang struct {
 	// Hold gives each pod FinalizerHold: deleted, it stays Terminating
 	// until Release.
 	Hold bool
+	// EditGroup, if set, is applied to the PodGroup last (fields of alpha
+	// gates: a topology constraint, a parent composite group).
+	EditGroup func(*schedulingv1beta1.PodGroup)
 }
 
 // GPUs is a request for n nvidia.com/gpu (and nothing else).
@@ -79,6 +82,9 @@ func (g *Gang) PodGroup() (*schedulingv1beta1.PodGroup, error) {
 	pg.Spec.PriorityClassName = g.PriorityClassName
 	if g.DisruptionAll {
 		pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	}
+	if g.EditGroup != nil {
+		g.EditGroup(pg)
 	}
 	return pg, nil
 }

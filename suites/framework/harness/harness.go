@@ -22,22 +22,6 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
-// clusterControls are negative controls that change the cluster, not only
-// the scheduler: each runs the no-gang scheduler on a cluster without the API.
-var clusterControls = map[string]cluster.KwokOptions{
-	// A cluster from before KEP-4671: GenericWorkload off everywhere and
-	// scheduling.k8s.io/v1beta1 not served.
-	"no-api": {FeatureGates: "GenericWorkload=false", RuntimeConfig: "scheduling.k8s.io/v1beta1=false"},
-}
-
-// schedulerProfile is the reference scheduler profile a SCHEDULER runs.
-func schedulerProfile(name string) string {
-	if _, ok := clusterControls[name]; ok {
-		return "no-gang"
-	}
-	return name
-}
-
 // Settings are what a user chooses, from the Makefile's variables.
 type Settings struct {
 	// Provider of the cluster: kwok (made here) or existing (KUBECONFIG).
@@ -169,7 +153,7 @@ func (s *Settings) Validate() error {
 	default:
 		prof, err := refconfig.Lookup(schedulerProfile(s.Scheduler))
 		if err != nil {
-			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, binary, command, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
+			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, no-job-workload, binary, command, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
 		}
 		if _, ok := clusterControls[s.Scheduler]; ok && s.Provider != "kwok" {
 			return fmt.Errorf("SCHEDULER=%s changes the cluster's API server, so it needs PROVIDER=kwok", s.Scheduler)
@@ -268,13 +252,14 @@ func (e *Env) prepareScheduler() (*scheduler.Process, error) {
 	}
 	proc, _, err := scheduler.Reference(scheduler.ReferenceOptions{
 		Profile: schedulerProfile(e.Settings.Scheduler), BinDir: e.BinDir, Kubeconfig: e.Kubeconfig,
-		RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort,
+		RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort, ClusterGates: e.clusterGates(),
 	})
 	return proc, err
 }
 
 func (e *Env) kwokOptions() cluster.KwokOptions {
-	o := clusterControls[e.Scheduler]
+	prof, _ := fixtures.LoadProfile(e.Cluster)
+	o := clusterOptions(prof, e.Scheduler)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
 	return o
 }

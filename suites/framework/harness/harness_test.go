@@ -90,8 +90,41 @@ func TestNoAPIControlTurnsTheAPIOff(t *testing.T) {
 		t.Fatal("no-api must run the no-gang scheduler")
 	}
 	e.Settings.Scheduler = "reference"
-	if o := e.kwokOptions(); o.FeatureGates != "" || o.RuntimeConfig != "" {
+	if o := e.kwokOptions(); o.FeatureGates != "GenericWorkload=true" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=true" {
 		t.Fatalf("reference cluster must use the package defaults, got %+v", o)
+	}
+	e.Settings.Scheduler, e.Settings.Cluster = "no-api", "ci-alpha"
+	if o := e.kwokOptions(); o.FeatureGates != "GenericWorkload=false" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=false" {
+		t.Fatalf("no-api must turn the API off on an alpha cluster too, got %+v", o)
+	}
+}
+
+func TestAlphaProfileGatesReachEveryComponent(t *testing.T) {
+	e := &Env{Settings: Settings{Provider: "kwok", Cluster: "ci-alpha", Scheduler: "reference", ClusterName: "c", BinDir: "b", WorkDir: "w"}}
+	o := e.kwokOptions()
+	for _, g := range []string{"GenericWorkload=true", "TopologyAwareWorkloadScheduling=true", "CompositePodGroup=true", "PodGroupPreemptionPolicy=true", "WorkloadWithJob=true"} {
+		if !strings.Contains(o.FeatureGates, g) {
+			t.Errorf("alpha cluster gates %q lack %s", o.FeatureGates, g)
+		}
+	}
+	if !strings.Contains(o.RuntimeConfig, "scheduling.k8s.io/v1alpha3=true") || o.ControllerManagerFeatureGates != "" {
+		t.Errorf("alpha cluster options = %+v", o)
+	}
+	if g := e.clusterGates(); !strings.Contains(g, "CompositePodGroup=true") || strings.Contains(g, "GenericWorkload") {
+		t.Errorf("the reference scheduler gets cluster gates %q, want the profile's alpha gates", g)
+	}
+	e.Settings.Scheduler = "no-job-workload"
+	o = e.kwokOptions()
+	if !strings.Contains(o.FeatureGates, "WorkloadWithJob=true") || !strings.Contains(o.ControllerManagerFeatureGates, "WorkloadWithJob=false") ||
+		!strings.Contains(o.ControllerManagerFeatureGates, "CompositePodGroup=true") {
+		t.Errorf("no-job-workload options = %+v, want WorkloadWithJob off in the controller manager only", o)
+	}
+	if schedulerProfile("no-job-workload") != "reference" || e.clusterGates() == "" {
+		t.Error("no-job-workload must run the reference scheduler with the cluster's gates")
+	}
+	e.Settings.Scheduler, e.Settings.Cluster = "reference", "ci-small"
+	if g := e.clusterGates(); g != "" {
+		t.Errorf("ci-small has no gates of its own, got %q", g)
 	}
 }
 

@@ -32,6 +32,9 @@ type Preflight struct {
 	// NoSlices, when set, is why specs that need their own node slice are
 	// skipped.
 	NoSlices string `json:"noSlices,omitempty"`
+	// AlphaGates says, for each alpha gate, "" when the API server has it
+	// on, else why the alpha specs that need it are skipped.
+	AlphaGates map[string]string `json:"alphaGates"`
 	// Problems are what makes the cluster unfit for the suite, each with
 	// what to do about it.
 	Problems []string `json:"problems,omitempty"`
@@ -70,6 +73,9 @@ func RunPreflight(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) 
 		p.Problems = append(p.Problems, "the API server drops pod spec.schedulingGroup (a dry-run create lost it); turn GenericWorkload on in kube-apiserver")
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if p.AlphaGates, err = ProbeAlpha(ctx, cs); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("preflight: list nodes: %w", err)
 	}
@@ -109,7 +115,14 @@ func (p *Preflight) Err() error {
 
 // String is the preflight in one line for logs.
 func (p *Preflight) String() string {
-	s := fmt.Sprintf("preflight: %s serves [%s]; spec.schedulingGroup kept: %t; %d Ready nodes; ", p.ServerVersion, strings.Join(p.ServedResources, ","), p.SchedulingGroupKept, p.ReadyNodes)
+	var alpha []string
+	for _, g := range AlphaGates {
+		if p.AlphaGates[g] == "" {
+			alpha = append(alpha, g)
+		}
+	}
+	s := fmt.Sprintf("preflight: %s serves [%s]; spec.schedulingGroup kept: %t; alpha gates on: [%s]; %d Ready nodes; ",
+		p.ServerVersion, strings.Join(p.ServedResources, ","), p.SchedulingGroupKept, strings.Join(alpha, ","), p.ReadyNodes)
 	if p.FakeNodes {
 		return s + "fake nodes available (per-spec node slices)"
 	}

@@ -23,6 +23,9 @@ type ReferenceOptions struct {
 	LogDir string
 	// Port is the secure port; 0 picks a free one.
 	Port int
+	// ClusterGates are the cluster's own feature gates (an alpha cluster's),
+	// which profiles that take them add to theirs.
+	ClusterGates string
 }
 
 // Reference prepares the reference scheduler with one of its profiles. It
@@ -40,7 +43,7 @@ func Reference(o ReferenceOptions) (*Process, string, error) {
 		Name:       prof.Name,
 		Binary:     bin,
 		Config:     prof.Config,
-		ExtraArgs:  []string{"--feature-gates=" + prof.FeatureGates, "--v=2"},
+		ExtraArgs:  []string{"--feature-gates=" + prof.Gates(o.ClusterGates), "--v=2"},
 		Kubeconfig: o.Kubeconfig,
 		RunDir:     o.RunDir,
 		LogDir:     o.LogDir,

@@ -1,0 +1,130 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/gang"
+	"github.com/gangconf/gangconf/suites/framework/harness"
+)
+
+// Template names of the composite Workload.
+const (
+	compositeTemplate = "job"
+	childTemplate     = "worker"
+)
+
+// composite creates a Workload with one CompositePodGroupTemplate whose
+// child template is a gang of members 8-GPU pods, the CompositePodGroup
+// with minGroupCount, and n child PodGroups (none of their pods). It returns
+// the children, pinned to the slice, for the spec to create pods for.
+func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name string, minGroupCount int32, n, members int) []*gang.Gang {
+	ginkgo.GinkgoHelper()
+	minCount := int32(members)
+	wl := &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name},
+		Spec: schedulingv1beta1.WorkloadSpec{CompositePodGroupTemplates: []schedulingv1beta1.CompositePodGroupTemplate{{
+			Name:             compositeTemplate,
+			SchedulingPolicy: schedulingv1beta1.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount}},
+			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
+				Name:             childTemplate,
+				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}},
+			}},
+		}}},
+	}
+	_, err := f.Client.SchedulingV1beta1().Workloads(s.Namespace).Create(ctx, wl, metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create the composite Workload")
+	cpg := &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{
+			WorkloadRef:      &schedulingv1alpha3.WorkloadReference{WorkloadName: name, TemplateName: compositeTemplate},
+			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount}},
+		},
+	}
+	_, err = f.Client.SchedulingV1alpha3().CompositePodGroups(s.Namespace).Create(ctx, cpg, metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create the CompositePodGroup")
+	var children []*gang.Gang
+	for i := 0; i < n; i++ {
+		c := s.GPUGang(fmt.Sprintf("%s-%c", name, 'a'+i), sl, minCount, members, 8)
+		c.EditGroup = func(pg *schedulingv1beta1.PodGroup) {
+			parent := name
+			pg.Spec.ParentCompositePodGroupName = &parent
+			pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: name, TemplateName: childTemplate}
+		}
+		_, err := c.CreatePodGroup(ctx, f.Client)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create child PodGroup %s", c.Name)
+		children = append(children, c)
+	}
+	return children
+}
+
+// boundPerChild counts each child's bound members.
+func boundPerChild(ctx context.Context, children []*gang.Gang) ([]int, error) {
+	out := make([]int, len(children))
+	for i, c := range children {
+		n, err := c.Bound(ctx, f.Client)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// Semantics item 22 (CompositePodGroup, scheduling.k8s.io/v1alpha3).
+var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:composite", "item:22"), func() {
+	var s *framework.Spec
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		f.RequireGates(harness.GateComposite)
+		s = f.NewSpec(ctx)
+	})
+
+	ginkgo.It("bind no child while fewer than minGroupCount children have their quorum, and bind them once enough do (watched for 5s)", func(ctx context.Context) {
+		// Room for both children; minGroupCount 2; only a's members at first.
+		children := composite(ctx, s, s.Slice(ctx, "gpu-8x", 4, 4), "quorum", 2, 2, 2)
+		a, b := children[0], children[1]
+		gomega.Expect(a.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		f.ExpectStaysBound(ctx, a, 0, "child a, whose own quorum is met, waits for a second child")
+		gomega.Expect(b.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		f.ExpectBound(ctx, a, 2, "child a is bound once child b has its quorum too")
+		f.ExpectBound(ctx, b, 2, "child b is bound")
+	})
+
+	ginkgo.It("bind no child when fewer than minGroupCount children fit, though one would (watched for 5s after every member was tried)", func(ctx context.Context) {
+		// Three 8-GPU nodes hold one child of two 8-GPU members, never two.
+		children := composite(ctx, s, s.Slice(ctx, "gpu-8x", 3, 3), "too-big", 2, 2, 2)
+		for _, c := range children {
+			gomega.Expect(c.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		}
+		for _, c := range children {
+			f.ExpectTried(ctx, c)
+		}
+		gomega.Consistently(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+			WithTimeout(framework.QuietWindow).Should(gomega.Equal([]int{0, 0}), "no child is bound (watched for 5s)")
+	})
+
+	ginkgo.It("bind the children that fit once minGroupCount of them do; the child that does not fit binds nothing (watched for 5s)", func(ctx context.Context) {
+		// Four 8-GPU nodes hold two of the three children of two 8-GPU
+		// members each. Members arrive interleaved, as a pod-by-pod
+		// scheduler would split them.
+		children := composite(ctx, s, s.Slice(ctx, "gpu-8x", 4, 4), "two-of-three", 2, 3, 2)
+		for i := 0; i < 2; i++ {
+			for _, c := range children {
+				gomega.Expect(c.CreatePods(ctx, f.Client, i, i+1)).To(gomega.Succeed())
+			}
+		}
+		bothOrNone := gomega.ConsistOf(2, 2, 0)
+		gomega.Eventually(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+			WithTimeout(framework.Patience).Should(bothOrNone, "two children are bound whole, the third not at all")
+		gomega.Consistently(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+			WithTimeout(framework.QuietWindow).Should(bothOrNone, "and it stays so (watched for 5s)")
+	})
+})
