@@ -15,7 +15,8 @@ WORK_DIR := $(OUTPUT)/kwok
 
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
 CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, upstream-5k
-PROVIDER ?= kwok## kwok (a virtual cluster made here) or existing (KUBECONFIG)
+PROVIDER ?= kwok## kwok (a virtual cluster made here), kind (made here, needs Docker and KIND_NODE_IMAGE) or existing (KUBECONFIG)
+KIND_NODE_IMAGE ?=## PROVIDER=kind: the kind node image (Kubernetes v1.37.2; no default)
 SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption, no-alpha, no-job-workload
 SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'

@@ -231,7 +231,10 @@ func EnsurePriorityClasses(ctx context.Context, cs kubernetes.Interface) (func(c
 		case apierrors.IsAlreadyExists(err):
 		case apierrors.IsForbidden(err):
 			_ = undo(ctx)
-			return nil, fmt.Errorf("the kubeconfig may not create PriorityClasses (%v); give it rights to create scheduling.k8s.io/v1 priorityclasses", err)
+			// Classes that exist already are used as they are, so an admin
+			// can create them once for a kubeconfig with fewer rights.
+			return nil, fmt.Errorf("the kubeconfig may not create PriorityClasses (%v); give it rights to create scheduling.k8s.io/v1 priorityclasses, "+
+				"or have an admin create the suite's classes once from fixtures/templates/priorityclasses.yaml", err)
 		default:
 			_ = undo(ctx)
 			return nil, fmt.Errorf("create PriorityClass %s: %w", pcs[i].Name, err)

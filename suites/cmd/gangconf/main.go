@@ -58,8 +58,8 @@ func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
 func clusterUp(ctx context.Context) error {
 	s := harness.FromEnv()
-	if s.Provider != "kwok" {
-		return fmt.Errorf("cluster-up makes kwok clusters only; PROVIDER=%s needs none", s.Provider)
+	if s.Provider != "kwok" && s.Provider != "kind" {
+		return fmt.Errorf("cluster-up makes kwok and kind clusters only; PROVIDER=%s needs none", s.Provider)
 	}
 	env, err := harness.Up(ctx, s, true, logf)
 	if err != nil {
@@ -74,10 +74,16 @@ func clusterUp(ctx context.Context) error {
 		_ = env.Down()
 		return err
 	}
-	logf("cluster %q (profile %s) is up with scheduler %s.", s.ClusterName, s.Cluster, s.Scheduler)
+	what := "profile " + s.Cluster
+	if s.Provider == "kind" {
+		what = "kind, image " + s.KindNodeImage
+	}
+	logf("cluster %q (%s) is up with scheduler %s.", s.ClusterName, what, s.Scheduler)
 	logf("  kubectl:       %s/kubectl --kubeconfig %s get nodes", s.BinDir, kc)
-	logf("  scheduler log: %s", env.SchedulerProcess.LogPath)
-	logf("  remove it:     make cluster-down")
+	if env.SchedulerProcess != nil {
+		logf("  scheduler log: %s", env.SchedulerProcess.LogPath)
+	}
+	logf("  remove it:     make cluster-down PROVIDER=%s", s.Provider)
 	return nil
 }
 

@@ -23,6 +23,7 @@ type Environment struct {
 	KubernetesVersion string    `json:"kubernetesVersion"`
 	Provider          string    `json:"provider"`
 	ClusterProfile    string    `json:"clusterProfile,omitempty"`
+	NodeImage         string    `json:"nodeImage,omitempty"`
 	FeatureGates      string    `json:"featureGates,omitempty"`
 	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
 	Scheduler         Scheduler `json:"scheduler"`
@@ -76,6 +77,7 @@ func (e *Env) Describe(ctx context.Context) Environment {
 			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
 		}
 	}
+	e.describeKind(&out)
 	if p := e.SchedulerProcess; p != nil {
 		out.Scheduler.Version = commandOutput(ctx, p.Binary, "--version")
 		for _, a := range p.Args {

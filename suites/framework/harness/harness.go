@@ -24,7 +24,8 @@ import (
 
 // Settings are what a user chooses, from the Makefile's variables.
 type Settings struct {
-	// Provider of the cluster: kwok (made here) or existing (KUBECONFIG).
+	// Provider of the cluster: kwok (made here), kind (made here, needs
+	// Docker) or existing (KUBECONFIG).
 	Provider string
 	// Cluster is the fixtures profile of a kwok cluster.
 	Cluster string
@@ -56,6 +57,8 @@ type Settings struct {
 	SchedulerBin    string
 	SchedulerConfig string
 	SchedulerArgs   string
+	// KindNodeImage is PROVIDER=kind's node image (no default).
+	KindNodeImage string
 }
 
 // Environment variable names, shared by the Makefile, the CLI and the suites.
@@ -74,6 +77,7 @@ const (
 	EnvSchedulerBin  = "SCHEDULER_BIN"
 	EnvSchedulerConf = "SCHEDULER_CONFIG"
 	EnvSchedulerArgs = "SCHEDULER_ARGS"
+	EnvKindNodeImage = "KIND_NODE_IMAGE"
 )
 
 // FromEnv reads settings from the environment, with the Makefile's defaults.
@@ -100,6 +104,7 @@ func FromEnv() Settings {
 		SchedulerBin:      os.Getenv(EnvSchedulerBin),
 		SchedulerConfig:   os.Getenv(EnvSchedulerConf),
 		SchedulerArgs:     os.Getenv(EnvSchedulerArgs),
+		KindNodeImage:     os.Getenv(EnvKindNodeImage),
 	}
 }
 
@@ -114,6 +119,10 @@ func (s *Settings) Validate() error {
 		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
 			return err
 		}
+	case "kind":
+		if err := s.validateKind(); err != nil {
+			return err
+		}
 	case "existing":
 		if s.Kubeconfig == "" {
 			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
@@ -122,7 +131,7 @@ func (s *Settings) Validate() error {
 			return fmt.Errorf("KUBECONFIG %s is not a usable kubeconfig: %w", s.Kubeconfig, err)
 		}
 	default:
-		return fmt.Errorf("unknown PROVIDER %q (known: kwok, existing)", s.Provider)
+		return fmt.Errorf("unknown PROVIDER %q (known: kwok, kind, existing)", s.Provider)
 	}
 	switch s.Scheduler {
 	case "external":
@@ -174,6 +183,7 @@ type Env struct {
 	// Kubeconfig is where clients find the cluster.
 	Kubeconfig string
 	Kwok       *cluster.Kwok
+	Kind       *cluster.Kind
 	// SchedulerProcess is the scheduler under test when the harness runs it.
 	SchedulerProcess *scheduler.Process
 }
@@ -197,6 +207,11 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 	}()
 	if s.Provider == "kwok" {
 		if err := env.upKwok(ctx, logf); err != nil {
+			return env, err
+		}
+	}
+	if s.Provider == "kind" {
+		if err := env.upKind(ctx, logf); err != nil {
 			return env, err
 		}
 	}
@@ -307,6 +322,9 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 // Attach finds a cluster made by an earlier `Up` (make cluster-up), so that
 // Down can remove it.
 func Attach(s Settings) (*Env, error) {
+	if s.Provider == "kind" {
+		return attachKind(s)
+	}
 	env := &Env{Settings: s}
 	k, err := cluster.AttachKwok(env.kwokOptions())
 	if err != nil {
@@ -334,6 +352,7 @@ func (e *Env) Down() error {
 		errs = append(errs, e.Kwok.Down())
 		e.Kwok = nil
 	}
+	errs = append(errs, e.downKind())
 	_ = os.RemoveAll(e.runDir())
 	return errors.Join(errs...)
 }

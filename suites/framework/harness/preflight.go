@@ -40,8 +40,9 @@ type Preflight struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-// fakeNodeWait is how long a probe node may take to turn Ready under kwok.
-const fakeNodeWait = 20 * time.Second
+// fakeNodeWait is how long a probe node may take to turn Ready under kwok
+// (a variable so that unit tests can wait less).
+var fakeNodeWait = 20 * time.Second
 
 // RunPreflight checks a cluster before a run and reports what it found,
 // with Problems saying what to fix when the cluster lacks the PodGroup API.

@@ -3,10 +3,12 @@ package harness
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
@@ -25,6 +27,12 @@ func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error
 	if err != nil {
 		return err
 	}
+	return e.probeBound(ctx, cs, proc, probeTimeout)
+}
+
+// probeBound creates the probe pod and waits up to timeout for proc to bind
+// it; the probe's namespace goes either way.
+func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *scheduler.Process, timeout time.Duration) error {
 	// One namespace per start: a restarted scheduler's probe must not wait
 	// for the previous probe's namespace to finish terminating.
 	ns := fmt.Sprintf("gangconf-probe-%s-%d", e.ClusterName, proc.Starts())
@@ -48,12 +56,32 @@ func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error
 	if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("readiness probe: %w", err)
 	}
-	err = proc.WaitUntil(ctx, probeTimeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), func(ctx context.Context) bool {
+	err = proc.WaitUntil(ctx, timeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), func(ctx context.Context) bool {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "probe", metav1.GetOptions{})
 		return err == nil && p.Spec.NodeName != ""
 	})
-	if err != nil {
-		return fmt.Errorf("%w\n(does the scheduler serve schedulerName %q? set SCHEDULER_NAME to the name it serves, or give SCHEDULER_READY_URL)", err, e.SchedulerName)
+	if err == nil {
+		return nil
 	}
-	return nil
+	select {
+	case <-proc.Exited():
+		// It died: its log says why, and the name is beside the point.
+		return err
+	default:
+	}
+	return fmt.Errorf("%w\n(the probe pod %s/probe was never bound: %s)", err, ns, e.probeHint())
+}
+
+// probeHint says what most likely keeps a running scheduler from binding
+// the probe pod: it serves another schedulerName.
+func (e *Env) probeHint() string {
+	if e.Settings.Scheduler != "command" {
+		return fmt.Sprintf("does the scheduler serve schedulerName %q? set SCHEDULER_NAME to the name it serves, or give SCHEDULER_READY_URL", e.SchedulerName)
+	}
+	if !strings.Contains(e.SchedulerCmd, ".SchedulerName") {
+		return fmt.Sprintf("SCHEDULER_CMD never uses {{.SchedulerName}}, so the command probably serves a name of its own, not %q: "+
+			"pass {{.SchedulerName}} to it, or set SCHEDULER_NAME to the name it serves", e.SchedulerName)
+	}
+	return fmt.Sprintf("the command probably ignores the {{.SchedulerName}} it is given (%q) and serves another name: "+
+		"check the flag it reads the name from, or set SCHEDULER_NAME to the name it serves; SCHEDULER_READY_URL skips this probe", e.SchedulerName)
 }

@@ -78,12 +78,12 @@ func KubeScheduler(o KubeSchedulerOptions) (*Process, string, error) {
 		ReadyURL: fmt.Sprintf("https://127.0.0.1:%d/readyz", port),
 		PIDFile:  filepath.Join(o.RunDir, "scheduler.pid"),
 	}
-	return p, schedulerName(o.Config), nil
+	return p, ConfigSchedulerName(o.Config), nil
 }
 
-// schedulerName is the first profile's schedulerName, kube-scheduler's
+// ConfigSchedulerName is the first profile's schedulerName, kube-scheduler's
 // default when the configuration names none.
-func schedulerName(cfg []byte) string {
+func ConfigSchedulerName(cfg []byte) string {
 	var doc struct {
 		Profiles []struct {
 			SchedulerName string `json:"schedulerName"`

@@ -88,7 +88,7 @@ func TestKubeSchedulerTakesTheNameFromTheConfiguration(t *testing.T) {
 	if _, _, err := KubeScheduler(KubeSchedulerOptions{Name: "binary", Binary: filepath.Join(dir, "nope"), Config: cfg, Kubeconfig: kc, RunDir: dir, LogDir: dir}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing binary: %v", err)
 	}
-	if name := schedulerName([]byte("kind: KubeSchedulerConfiguration\n")); name != "default-scheduler" {
+	if name := ConfigSchedulerName([]byte("kind: KubeSchedulerConfiguration\n")); name != "default-scheduler" {
 		t.Errorf("default name = %q", name)
 	}
 }
