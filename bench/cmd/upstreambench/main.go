@@ -82,9 +82,13 @@ func run(ctx context.Context) error {
 		}
 		byPkg[w.Package] = append(byPkg[w.Package], w)
 	}
+	modCache, err := goOutput(ctx, "env", "GOMODCACHE")
+	if err != nil {
+		return err
+	}
 	dirs := map[string]string{}
 	for _, p := range pkgs {
-		dir, err := packageDir(ctx, bench.UpstreamPackage+"/"+p)
+		dir, err := goOutput(ctx, "list", "-f", "{{.Dir}}", bench.UpstreamPackage+"/"+p)
 		if err != nil {
 			return err
 		}
@@ -111,7 +115,7 @@ func run(ctx context.Context) error {
 	res := UpstreamResult{Environment: environment(ctx), Workloads: ws}
 	merged := bench.DataItems{Version: "v1"}
 	for _, p := range pkgs {
-		pr, items, err := runPackage(ctx, binDir, dirs[p], out, p, byPkg[p])
+		pr, items, err := runPackage(ctx, binDir, modCache, dirs[p], out, p, byPkg[p])
 		if err != nil {
 			return err
 		}
@@ -138,7 +142,7 @@ func testBinary(binDir, pkg string) string {
 }
 
 // runPackage runs one test binary over its workloads and converts what it wrote.
-func runPackage(ctx context.Context, binDir, dir, out, pkg string, ws []bench.UpstreamWorkload) (PackageRun, bench.DataItems, error) {
+func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws []bench.UpstreamWorkload) (PackageRun, bench.DataItems, error) {
 	raw := filepath.Join(out, "raw", pkg)
 	logs := filepath.Join(raw, "logs")
 	tmp := filepath.Join(out, "tmp")
@@ -178,6 +182,14 @@ func runPackage(ctx context.Context, binDir, dir, out, pkg string, ws []bench.Up
 		// As upstream's periodic job: the cache mutation detector is
 		// expensive and off in production.
 		"KUBE_CACHE_MUTATION_DETECTOR=false",
+		// The binary is built with -trimpath, as make build builds, so that
+		// it reuses the Go build cache of the Kubernetes binaries (minutes
+		// instead of a Kubernetes-size build). Its in-process API server
+		// finds its serving-certificate fixtures from its own source path,
+		// which -trimpath leaves relative ("k8s.io/kubernetes@v1.37.2/...");
+		// for such builds it joins the path to these two variables (Bazel's),
+		// which here name the module cache.
+		"TEST_SRCDIR="+modCache, "TEST_WORKSPACE=.",
 	)
 	w := io.MultiWriter(os.Stdout, logFile)
 	cmd.Stdout, cmd.Stderr = w, w
@@ -209,11 +221,12 @@ func runPackage(ctx context.Context, binDir, dir, out, pkg string, ws []bench.Up
 	return pr, items, nil
 }
 
-// packageDir is where the package's sources are in the module cache.
-func packageDir(ctx context.Context, pkg string) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", pkg).Output()
+// goOutput runs the go command (e.g. list, to find a package's folder in
+// the module cache) and returns its output.
+func goOutput(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", args...).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list %s: %w", pkg, err)
+		return "", fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -224,9 +237,7 @@ func environment(ctx context.Context) harness.Environment {
 	env := harness.Local()
 	env.Provider = "scheduler_perf (in-process API server and scheduler, fake nodes)"
 	env.FeatureGates = "GenericWorkload=true"
-	if v, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes").Output(); err == nil {
-		env.KubernetesVersion = strings.TrimSpace(string(v))
-	}
+	env.KubernetesVersion, _ = goOutput(ctx, "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes")
 	env.Scheduler = harness.Scheduler{Name: "upstream scheduler_perf", SchedulerName: "default-scheduler", Version: env.KubernetesVersion, FeatureGates: env.FeatureGates}
 	return env
 }
