@@ -49,6 +49,7 @@ run: build ## the main job: core conformance + a quick benchmark + the report, r
 .PHONY: test
 test: verify browser unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, a bench smoke run, the report
 	@rm -rf $(OUTPUT)/test
+	@$(MAKE) --no-print-directory coverage CHECK=1
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
@@ -113,6 +114,16 @@ control-alpha: build ## run negative control CONTROL on the alpha specs and clus
 		RESULTS=$(RESULTS)/alpha/controls/$(CONTROL) > /dev/null
 	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) -label-filter 'profile:alpha' \
 		-report $(RESULTS)/alpha/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
+
+# A dry run lists every spec with its labels without a cluster; its
+# ReportAfterSuite writes into RESULTS, so that points at the scratch folder.
+COVERAGE_DIR := $(OUTPUT)/coverage
+
+.PHONY: coverage
+coverage: build ## write the README's coverage table (semantics item -> specs -> controls that fail them); CHECK=1 only compares
+	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
+	@RESULTS=$(COVERAGE_DIR) $(BIN_DIR)/ginkgo run --dry-run --no-color --json-report=$(COVERAGE_DIR)/dry-run.json ./suites/conformance > $(COVERAGE_DIR)/dry-run.log
+	@go run ./suites/cmd/gangconf coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -readme README.md $(if $(CHECK),-check)
 
 ##@ Benchmarks
 

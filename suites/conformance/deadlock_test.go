@@ -24,19 +24,31 @@ func boundCounts(ctx context.Context, gangs []*gang.Gang) ([]int, error) {
 	return out, nil
 }
 
-// oneWinner matches bound counts where one gang has all 3 members and every
-// other gang none.
-func oneWinner(counts []int) bool {
-	full, empty := 0, 0
-	for _, c := range counts {
-		switch c {
-		case 3:
-			full++
-		case 0:
-			empty++
+// oneWinner matches bound counts where one of the gangs has every member
+// bound and every other gang none.
+func oneWinner(gangs []*gang.Gang) func([]int) bool {
+	return func(counts []int) bool {
+		full, empty := 0, 0
+		for i, c := range counts {
+			switch c {
+			case gangs[i].Members:
+				full++
+			case 0:
+				empty++
+			}
 		}
+		return full == 1 && full+empty == len(counts)
 	}
-	return full == 1 && full+empty == len(counts)
+}
+
+// expectOneWinner waits until one gang is fully bound and the others have
+// nothing bound, and checks that this holds for the quiet window.
+func expectOneWinner(ctx context.Context, gangs []*gang.Gang, why string) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.Patience).
+		Should(gomega.Satisfy(oneWinner(gangs)), "one gang is fully bound and every other gang has no member bound"+why)
+	gomega.Consistently(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.QuietWindow).
+		Should(gomega.Satisfy(oneWinner(gangs)), "and it stays so (watched for %s)", framework.QuietWindow)
 }
 
 // Semantics item 11.
@@ -54,25 +66,17 @@ var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlo
 		gomega.Expect(gang.CreateInterleaved(ctx, f.Client, gangs...)).To(gomega.Succeed())
 		return gangs
 	}
-	expectOneWinner := func(ctx context.Context, gangs []*gang.Gang) {
-		ginkgo.GinkgoHelper()
-		gomega.Eventually(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.Patience).
-			Should(gomega.Satisfy(oneWinner), "one gang is fully bound and every other gang has no member bound")
-		gomega.Consistently(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.QuietWindow).
-			Should(gomega.Satisfy(oneWinner), "and it stays so (watched for 5s)")
-	}
-
 	ginkgo.It("two gangs that together exceed capacity: one is fully bound, the other fully Pending (watched for 5s)", func(ctx context.Context) {
-		expectOneWinner(ctx, competing(ctx, 2))
+		expectOneWinner(ctx, competing(ctx, 2), "")
 	})
 
 	ginkgo.It("four gangs that together exceed capacity: one is fully bound, the others fully Pending (watched for 5s)", func(ctx context.Context) {
-		expectOneWinner(ctx, competing(ctx, 4))
+		expectOneWinner(ctx, competing(ctx, 4), "")
 	})
 
 	ginkgo.It("when the bound gang finishes, a waiting gang is scheduled", func(ctx context.Context) {
 		gangs := competing(ctx, 2)
-		expectOneWinner(ctx, gangs)
+		expectOneWinner(ctx, gangs, "")
 		counts, err := boundCounts(ctx, gangs)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		winner, waiting := gangs[0], gangs[1]

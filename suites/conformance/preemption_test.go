@@ -164,6 +164,49 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		})
 	})
 
+	ginkgo.It("while its victims terminate, nothing else is preempted and the gang waits (watched for 5s)", ginkgo.Label("item:18"), func(ctx context.Context) {
+		high, victims := preemptHeldVictims(ctx, s, rec)
+		expectOnlyVictims(ctx, rec, victims, high, "while the victims terminate")
+		gomega.Expect(gang.Release(ctx, f.Client, s.Namespace)).To(gomega.Succeed())
+		f.ExpectBound(ctx, high, 2, "the gang is bound once its victims are gone")
+		gomega.Expect(rec.Disrupted(victims...)).To(gomega.HaveLen(2), "and no further pod was preempted")
+	})
+
+	ginkgo.Context("two victims on one node, where one must go", ginkgo.Label("item:20"), func() {
+		// One 8-GPU node holds two 4-GPU pods: a low-priority one and a
+		// medium-priority one. A high-priority gang of one 4-GPU member
+		// needs exactly one of them gone.
+		sharedNode := func(ctx context.Context, protectLow bool) (low, medium *gang.Gang) {
+			sl := s.Slice(ctx, "gpu-8x", 1, 1)
+			low, medium = s.GPUGang("low", sl, 0, 1, 4), s.GPUGang("medium", sl, 0, 1, 4)
+			low.Standalone, low.PriorityClassName = true, lowPriority
+			medium.Standalone, medium.PriorityClassName = true, mediumPriority
+			for _, g := range []*gang.Gang{low, medium} {
+				f.Create(ctx, g)
+				f.ExpectBound(ctx, g, 1, "the "+g.Name+" pod is running")
+			}
+			if protectLow {
+				s.ProtectAll(ctx, low)
+			}
+			high := s.GPUGang("high", sl, 1, 1, 4)
+			high.PriorityClassName = highPriority
+			f.Create(ctx, high)
+			return low, medium
+		}
+
+		ginkgo.It("the victim a PodDisruptionBudget protects is spared, though its priority is lower (watched for 5s)", func(ctx context.Context) {
+			low, medium := sharedNode(ctx, true)
+			expectDisrupted(ctx, rec, medium.PodNames(), 1, "the unprotected medium-priority pod is evicted")
+			expectUndisturbed(ctx, rec, low.PodNames(), "the pod whose budget allows no disruption is spared")
+		})
+
+		ginkgo.It("without a budget, the higher-priority victim is spared (watched for 5s)", func(ctx context.Context) {
+			low, medium := sharedNode(ctx, false)
+			expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is evicted")
+			expectUndisturbed(ctx, rec, medium.PodNames(), "the medium-priority pod is spared")
+		})
+	})
+
 	ginkgo.It("a single high-priority pod that preempts a member of an all-mode group evicts the whole group", ginkgo.Label("item:19"), func(ctx context.Context) {
 		sl := s.Slice(ctx, "gpu-8x", 2, 2)
 		low := running(ctx, s, sl, "low", lowPriority, 2, true)
@@ -174,3 +217,29 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		expectDisrupted(ctx, rec, low.PodNames(), 2, "both members of the all-mode group are evicted, not just one")
 	})
 })
+
+// preemptHeldVictims fills three nodes with low-priority pods that linger
+// while terminating, and submits a high-priority gang of two that needs two
+// of them gone. It returns once two victims are marked, with the names of
+// every pod that could be a victim.
+func preemptHeldVictims(ctx context.Context, s *framework.Spec, rec *framework.PodRecorder) (high *gang.Gang, candidates []string) {
+	ginkgo.GinkgoHelper()
+	sl := s.Slice(ctx, "gpu-8x", 3, 3)
+	// Plain pods: each is a victim of its own, so two, no more, suffice.
+	low := s.GPUGang("low", sl, 0, 3, 8)
+	low.Standalone, low.PriorityClassName, low.Hold = true, lowPriority, true
+	f.Create(ctx, low)
+	f.ExpectBound(ctx, low, 3, "three low-priority pods fill the nodes")
+	high = submit(ctx, s, sl, "high", highPriority, 2, false)
+	expectDisrupted(ctx, rec, low.PodNames(), 2, "two low-priority pods are preempted for the gang")
+	return high, low.PodNames()
+}
+
+// expectOnlyVictims checks, for the quiet window, that the two victims stay
+// the only pods marked for termination and that the gang binds nothing.
+func expectOnlyVictims(ctx context.Context, rec *framework.PodRecorder, candidates []string, high *gang.Gang, when string) {
+	ginkgo.GinkgoHelper()
+	gomega.Consistently(func() []string { return rec.Disrupted(candidates...) }).WithContext(ctx).
+		WithTimeout(framework.QuietWindow).Should(gomega.HaveLen(2), "%s, no third pod is preempted (watched for %s)", when, framework.QuietWindow)
+	gomega.Expect(rec.Bound(high.PodNames()...)).To(gomega.BeEmpty(), "%s, the gang is not bound onto nodes its victims still hold", when)
+}

@@ -24,6 +24,8 @@ commands:
                   writes $RESULTS/kubeconfig and leaves both running
   cluster-down    stop the scheduler and remove the cluster made by cluster-up
   check-controls  compare a negative control's report with the specs it must fail
+  coverage        write the README's coverage table (semantics item -> specs -> what fails them)
+                  from a dry run's Ginkgo report and the controls record; -check only compares
 `
 
 func main() {
@@ -41,6 +43,8 @@ func main() {
 		err = clusterDown()
 	case "check-controls":
 		err = checkControls(os.Args[2:])
+	case "coverage":
+		err = coverage(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -115,4 +119,47 @@ func checkControls(args []string) error {
 		return fmt.Errorf("needs -control, -report and -record")
 	}
 	return controls.CheckFiles(*control, *report, *record, *labels, os.Stdout)
+}
+
+func coverage(args []string) error {
+	fs := flag.NewFlagSet("coverage", flag.ContinueOnError)
+	report := fs.String("report", "", "ginkgo JSON report of a dry run of the suites")
+	record := fs.String("record", "", "record of which control fails which spec")
+	readme := fs.String("readme", "README.md", "README holding the coverage markers")
+	check := fs.Bool("check", false, "fail if the README's table is not what the suites say, instead of writing it")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *report == "" || *record == "" {
+		return fmt.Errorf("needs -report and -record")
+	}
+	rec, err := controls.Load(*record)
+	if err != nil {
+		return err
+	}
+	specs, err := controls.ReadReport(*report)
+	if err != nil {
+		return err
+	}
+	table, err := rec.CoverageTable(specs)
+	if err != nil {
+		return err
+	}
+	old, err := os.ReadFile(*readme)
+	if err != nil {
+		return err
+	}
+	updated, err := controls.SpliceCoverage(old, table)
+	if err != nil {
+		return err
+	}
+	if *check {
+		if string(updated) != string(old) {
+			return fmt.Errorf("the coverage table in %s is out of date: run `make coverage` and commit it", *readme)
+		}
+		logf("coverage table in %s is up to date (%d specs)", *readme, len(specs))
+		return nil
+	}
+	logf("coverage table written to %s (%d specs)", *readme, len(specs))
+	return os.WriteFile(*readme, updated, 0o644)
 }

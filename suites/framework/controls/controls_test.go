@@ -100,3 +100,46 @@ func TestUndeterminedControlsAreNotJudged(t *testing.T) {
 		t.Fatal("a control both killing and undetermined was accepted")
 	}
 }
+
+func TestCoverageTableGroupsSpecsByItemAndNamesTheirKillers(t *testing.T) {
+	r, err := load(t, record+"- spec: monitor\n  crafted: pkg TestX\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := []Outcome{
+		{Spec: "quorum holds", Labels: []string{"profile:core", "item:7"}},
+		{Spec: "monitor", Labels: []string{"profile:core", "item:15", "item:7"}},
+		{Spec: "api served", Labels: []string{"item:1", "profile:core"}},
+	}
+	table, err := r.CoverageTable(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "3 specs over 3 semantics items (a spec that checks two items is listed under both).\n\n" +
+		"| item | profile | spec | failed by |\n| ---: | --- | --- | --- |\n" +
+		"| 1 | core | api served | no-api |\n| 7 | core | monitor | crafted: `pkg TestX` |\n|  | core | quorum holds | no-gang |\n" +
+		"| 15 | core | monitor | crafted: `pkg TestX` |\n"
+	if table != want {
+		t.Fatalf("table:\n%s\nwant:\n%s", table, want)
+	}
+	if _, err := r.CoverageTable([]Outcome{{Spec: "quorum holds"}}); err == nil || !strings.Contains(err.Error(), "no item:<n> label") {
+		t.Fatalf("a spec without an item label: %v", err)
+	}
+	if _, err := r.CoverageTable([]Outcome{{Spec: "new", Labels: []string{"item:2"}}}); err == nil || !strings.Contains(err.Error(), "not in the record") {
+		t.Fatalf("a spec without a record: %v", err)
+	}
+}
+
+func TestSpliceCoverageReplacesOnlyBetweenTheMarkers(t *testing.T) {
+	readme := "# x\n" + CoverageBegin + "\nold\n" + CoverageEnd + "\nafter\n"
+	out, err := SpliceCoverage([]byte(readme), "new\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "# x\n"+CoverageBegin+"\nnew\n"+CoverageEnd+"\nafter\n" {
+		t.Fatalf("got:\n%s", out)
+	}
+	if _, err := SpliceCoverage([]byte("# no markers\n"), "t"); err == nil {
+		t.Fatal("a README without markers was accepted")
+	}
+}
