@@ -137,3 +137,58 @@ func TestPinnedUpstreamConfigsHaveEveryWorkload(t *testing.T) {
 		}
 	}
 }
+
+// testdata/upstream-dataitems.json has the shape of a DataItems file that
+// the upstream gang benchmark wrote here (labels, units, a throughput-less
+// item, histograms by result, metrics gangconf has no counterpart of), cut
+// down to one selected workload and one that was not selected.
+func TestConvertUpstreamKeepsTheMetricsBothHave(t *testing.T) {
+	ws := upstreamWorkloads(t, "5000Nodes_1000Gangs_3000Pods")
+	items, err := ConvertUpstream(readTestdata(t, "upstream-dataitems.json"), UpstreamScenario, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]DataItem{}
+	for _, it := range items.DataItems {
+		if it.Labels["Name"] != "upstream-gangs/5000Nodes_1000Gangs_3000Pods/size=3" {
+			t.Errorf("item named %q: want gangconf's name of the workload", it.Labels["Name"])
+		}
+		if len(it.Labels) != len(labelKeys) || it.Labels["Mode"] != ModeConcurrent || it.Labels["Policy"] != PolicyGang || it.Labels["Size"] != "3" {
+			t.Errorf("labels %v", it.Labels)
+		}
+		got[it.Labels["Metric"]] = it
+	}
+	if len(items.DataItems) != 3 || len(got) != 3 {
+		t.Fatalf("converted %d items (%v): want throughput, attempt and algorithm only", len(items.DataItems), got)
+	}
+	if tp := got["SchedulingThroughput"]; tp.Unit != "pods/s" || tp.Data != (Summary{Perc50: 420, Perc90: 455, Perc95: 460, Perc99: 462, Average: 412.5}) {
+		t.Errorf("throughput = %+v", tp)
+	}
+	if a := got["PodGroupSchedulingAttempt"]; a.Unit != "ms" || a.Data.Perc50 != 16 || a.Data.Average != 17.2882208 {
+		t.Errorf("attempt = %+v: want the scheduled series, not the unschedulable one", a)
+	}
+	if a := got["PodGroupSchedulingAlgorithm"]; a.Data.Perc90 != 8 {
+		t.Errorf("algorithm = %+v", a)
+	}
+}
+
+func TestConvertUpstreamFailsOnWhatItCannotUse(t *testing.T) {
+	fixture := readTestdata(t, "upstream-dataitems.json")
+	ws := upstreamWorkloads(t, "5000Nodes_1000Gangs_3000Pods,5000Nodes_2000Gangs_6000Pods")
+	if _, err := ConvertUpstream(fixture, UpstreamScenario, ws); err == nil ||
+		!strings.Contains(err.Error(), "no SchedulingThroughput for GangScheduling/5000Nodes_2000Gangs_6000Pods") {
+		t.Fatalf("a workload that did not run: %v", err)
+	}
+	ws = ws[:1]
+	if _, err := ConvertUpstream([]byte(`{"dataItems": [`), UpstreamScenario, ws); err == nil {
+		t.Fatal("truncated file accepted")
+	}
+	noP99 := strings.Replace(string(fixture), `"Perc99": 462`, `"Max": 462`, 1)
+	if _, err := ConvertUpstream([]byte(noP99), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no Perc99") {
+		t.Fatalf("throughput without Perc99: %v", err)
+	}
+	renamed := strings.ReplaceAll(string(fixture), "BenchmarkPerfScheduling/GangScheduling/", "BenchmarkPerfScheduling/SchedulingBasic/")
+	if _, err := ConvertUpstream([]byte(renamed), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no test case and workload") {
+		t.Fatalf("a name without a known test case: %v", err)
+	}
+}

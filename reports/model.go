@@ -80,6 +80,9 @@ type Scenario struct {
 	Rows  []BenchRow
 	Cost  []bench.Cost
 	Plots []Plot
+	// Environment of this scenario's run; nil in results from before
+	// every result recorded its own.
+	Environment *harness.Environment
 }
 
 // BenchRow is one workload at one size.
@@ -154,7 +157,13 @@ func (m *Model) problem(format string, args ...any) {
 
 func (m *Model) loadEnvironment(dir string) {
 	var env harness.Environment
-	if err := readJSON(filepath.Join(dir, "environment.json"), &env); err != nil {
+	err := readJSON(filepath.Join(dir, "environment.json"), &env)
+	if _, serr := os.Stat(filepath.Join(dir, "environment.json")); os.IsNotExist(serr) &&
+		readJSON(filepath.Join(dir, "bench", "environment.json"), &env) == nil {
+		// make bench alone writes its environment beside its results.
+		err = nil
+	}
+	if err != nil {
 		m.problem("environment.json: %v", err)
 		return
 	}
@@ -253,7 +262,8 @@ func (m *Model) loadBench(dir, baseline string) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
 		var raw struct {
-			Cost []bench.Cost `json:"cost"`
+			Cost        []bench.Cost         `json:"cost"`
+			Environment *harness.Environment `json:"environment"`
 		}
 		if err := readJSON(f, &raw); err != nil {
 			m.problem("bench/%s: %v", filepath.Base(f), err)
@@ -264,7 +274,7 @@ func (m *Model) loadBench(dir, baseline string) {
 			m.problem("bench/%s.json: %v", name, err)
 			continue
 		}
-		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base)}
+		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base), Environment: raw.Environment}
 		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
 		sort.Strings(plots)
 		for _, p := range plots {

@@ -1,0 +1,97 @@
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const upstream = "../fixtures/results/upstream"
+
+func TestUpstreamComparisonPerWorkloadBothRan(t *testing.T) {
+	m := load(t, upstream)
+	c := m.Upstream
+	if c == nil {
+		t.Fatalf("no comparison; problems: %v", m.Problems)
+	}
+	if !c.SameMachine {
+		t.Error("both environments name one machine")
+	}
+	// The third workload has no upstream throughput: not compared.
+	if len(c.Rows) != 2 {
+		t.Fatalf("rows = %+v", c.Rows)
+	}
+	gang, basic := c.Rows[0], c.Rows[1]
+	if gang.Workload != "5000Nodes_1000Gangs_3000Pods" || gang.ThroughputRatio != "0.10" || !gang.HasAttempt || gang.AttemptRatio != "2.50" {
+		t.Errorf("gang row = %+v: want throughput 34/340 and attempt 40/16", gang)
+	}
+	if basic.Policy != "basic" || basic.ThroughputRatio != "0.20" || basic.HasAttempt {
+		t.Errorf("basic row = %+v: want throughput 61/305 and no attempt (neither side has it)", basic)
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## gangconf over upstream scheduler_perf", "both run on one machine (AMD EPYC, 2 cores)",
+		"| 5000Nodes_1000Gangs_3000Pods | gang | 3 | 34.0 | 340.0 | 0.10 | 40.0 | 16.0 | 2.50 |",
+		"| 5000Nodes_1000Groups_3000Pods | basic | 3 | 61.0 | 305.0 | 0.20 | - | - | - |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	html, err := m.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "<h2>gangconf over upstream scheduler_perf</h2>") {
+		t.Error("report.html lacks the comparison")
+	}
+	if strings.Contains(strings.Join(m.Limits, "\n"), "one machine") {
+		t.Errorf("a limit about machines when both ran on one: %v", m.Limits)
+	}
+}
+
+func TestUpstreamFromAnotherMachineIsFlagged(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"bench/upstream-gangs.json", "bench/upstream-gangs-result.json", "bench-upstream/upstream-gangs.json", "bench-upstream/upstream-gangs-result.json"} {
+		data, err := os.ReadFile(filepath.Join(upstream, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "bench-upstream/upstream-gangs-result.json" {
+			var r map[string]map[string]any
+			if err := json.Unmarshal(data, &r); err != nil {
+				t.Fatal(err)
+			}
+			r["environment"]["machine"].(map[string]any)["cores"] = 64
+			data, _ = json.Marshal(r)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := load(t, dir)
+	if m.Upstream == nil || m.Upstream.SameMachine {
+		t.Fatalf("comparison = %+v", m.Upstream)
+	}
+	if !strings.Contains(strings.Join(m.Limits, "\n"), "not known to come from one machine") {
+		t.Errorf("limits = %v", m.Limits)
+	}
+	md, _ := m.Markdown()
+	if !strings.Contains(string(md), "**not known to come from one machine**") {
+		t.Error("report.md does not say the machines differ")
+	}
+	// Without gangconf's own run there is nothing to compare with: said, not fatal.
+	if err := os.RemoveAll(filepath.Join(dir, "bench")); err != nil {
+		t.Fatal(err)
+	}
+	m = load(t, dir)
+	if m.Upstream != nil || !strings.Contains(strings.Join(m.Problems, "\n"), "gangconf's run to compare it with") {
+		t.Fatalf("upstream without gangconf's run: %+v, problems %v", m.Upstream, m.Problems)
+	}
+}
