@@ -73,10 +73,10 @@ func RunPreflight(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) 
 	if !p.SchedulingGroupKept {
 		p.Problems = append(p.Problems, "the API server drops pod spec.schedulingGroup (a dry-run create lost it); turn GenericWorkload on in kube-apiserver")
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if p.AlphaGates, err = ProbeAlpha(ctx, cs); err != nil {
 		return nil, err
 	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("preflight: list nodes: %w", err)
 	}
