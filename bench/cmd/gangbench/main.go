@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/gangconf/gangconf/bench"
 	"github.com/gangconf/gangconf/bench/ceiling"
@@ -113,6 +116,31 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 	if env.Kwok != nil {
 		if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
 			t.Processes["kube-apiserver"] = pid
+		}
+		// Nothing is timed until the cluster has digested its new nodes.
+		busy := map[string]int{}
+		for _, c := range []string{"kube-apiserver", "kube-controller-manager", "etcd", "kwok-controller"} {
+			if pid, err := env.Kwok.PID(c); err == nil {
+				busy[c] = pid
+			}
+		}
+		if pid, ok := t.Processes["scheduler"]; ok {
+			busy["scheduler"] = pid
+		}
+		limit := bench.SettleShare * float64(runtime.NumCPU())
+		waited, settled, err := bench.Settle(ctx, busy, limit, bench.SettleWindow, bench.SettleTimeout)
+		if err != nil {
+			return err
+		}
+		var names []string
+		for n := range busy {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if settled {
+			logf("%s settled in %s (under %.1f cores over %s)", strings.Join(names, ", "), waited.Round(time.Second), limit, bench.SettleWindow)
+		} else {
+			logf("%s still above %.1f cores after %s: measuring anyway", strings.Join(names, ", "), limit, waited.Round(time.Second))
 		}
 	}
 	if useCeiling {
