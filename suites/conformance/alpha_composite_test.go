@@ -66,19 +66,6 @@ func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name s
 	return children
 }
 
-// boundPerChild counts each child's bound members.
-func boundPerChild(ctx context.Context, children []*gang.Gang) ([]int, error) {
-	out := make([]int, len(children))
-	for i, c := range children {
-		n, err := c.Bound(ctx, f.Client)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
 // Semantics item 22 (CompositePodGroup, scheduling.k8s.io/v1alpha3).
 var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:composite", "item:22"), func() {
 	var s *framework.Spec
@@ -107,7 +94,7 @@ var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:
 		for _, c := range children {
 			f.ExpectTried(ctx, c)
 		}
-		gomega.Consistently(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+		gomega.Consistently(ctx, boundCounts).WithArguments(children).
 			WithTimeout(framework.QuietWindow).Should(gomega.Equal([]int{0, 0}), "no child is bound (watched for 5s)")
 	})
 
@@ -122,9 +109,9 @@ var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:
 			}
 		}
 		bothOrNone := gomega.ConsistOf(2, 2, 0)
-		gomega.Eventually(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+		gomega.Eventually(ctx, boundCounts).WithArguments(children).
 			WithTimeout(framework.Patience).Should(bothOrNone, "two children are bound whole, the third not at all")
-		gomega.Consistently(ctx, func(ctx context.Context) ([]int, error) { return boundPerChild(ctx, children) }).
+		gomega.Consistently(ctx, boundCounts).WithArguments(children).
 			WithTimeout(framework.QuietWindow).Should(bothOrNone, "and it stays so (watched for 5s)")
 	})
 })
