@@ -51,17 +51,10 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 	}
 
 	ginkgo.It("a scheduler crash while a gang waits for quorum binds nothing early; the gang is bound once complete (watched for 5s before and after)", func(ctx context.Context) {
-		g := s.GPUGang("quorum", s.Slice(ctx, "gpu-8x", 4, 4), 4, 4, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 3)).To(gomega.Succeed())
-		f.ExpectStaysBound(ctx, g, 0, "three members of a gang of four wait")
-		crashScheduler()
-		restartScheduler(ctx)
-		f.ExpectStaysBound(ctx, g, 0, "after the restart, the three members still wait")
-		gomega.Expect(g.CreatePods(ctx, f.Client, 3, 4)).To(gomega.Succeed())
-		f.ExpectBound(ctx, g, 4, "the gang is bound once its fourth member exists")
-		expectNoPartialGang(ctx, s)
+		quorumAcrossFault(ctx, s, func(ctx context.Context) {
+			crashScheduler()
+			restartScheduler(ctx)
+		})
 	})
 
 	ginkgo.It("a scheduler crash while a gang of 256 is being placed leaves one gang whole and the other unbound (watched for 5s)", func(ctx context.Context) {
@@ -97,20 +90,30 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 		if ok, why := env.CanRestartControlPlane(); !ok {
 			ginkgo.Skip(why)
 		}
-		g := s.GPUGang("quorum", s.Slice(ctx, "gpu-8x", 4, 4), 4, 4, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 3)).To(gomega.Succeed())
-		f.ExpectStaysBound(ctx, g, 0, "three members of a gang of four wait")
-		took, err := env.RestartControlPlane(ctx)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		ginkgo.GinkgoWriter.Printf("control plane stopped and started again in %s\n", took.Round(time.Millisecond))
-		f.ExpectStaysBound(ctx, g, 0, "after the restart, the three members still wait")
-		gomega.Expect(g.CreatePods(ctx, f.Client, 3, 4)).To(gomega.Succeed())
-		f.ExpectBound(ctx, g, 4, "the gang is bound once its fourth member exists")
-		expectNoPartialGang(ctx, s)
+		quorumAcrossFault(ctx, s, func(ctx context.Context) {
+			took, err := env.RestartControlPlane(ctx)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			ginkgo.GinkgoWriter.Printf("control plane stopped and started again in %s\n", took.Round(time.Millisecond))
+		})
 	})
 })
+
+// quorumAcrossFault has three of a gang of four wait for quorum, applies
+// the fault, and checks that nothing was bound early on either side of it
+// and that the gang is bound whole once its fourth member exists.
+func quorumAcrossFault(ctx context.Context, s *framework.Spec, fault func(context.Context)) {
+	ginkgo.GinkgoHelper()
+	g := s.GPUGang("quorum", s.Slice(ctx, "gpu-8x", 4, 4), 4, 4, 8)
+	_, err := g.CreatePodGroup(ctx, f.Client)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(g.CreatePods(ctx, f.Client, 0, 3)).To(gomega.Succeed())
+	f.ExpectStaysBound(ctx, g, 0, "three members of a gang of four wait")
+	fault(ctx)
+	f.ExpectStaysBound(ctx, g, 0, "after the fault, the three members still wait")
+	gomega.Expect(g.CreatePods(ctx, f.Client, 3, 4)).To(gomega.Succeed())
+	f.ExpectBound(ctx, g, 4, "the gang is bound once its fourth member exists")
+	expectNoPartialGang(ctx, s)
+}
 
 // expectNoPartialGang asks the run's invariant monitor, once the cluster is
 // quiet, whether any gang of the spec's namespace is partially bound.
