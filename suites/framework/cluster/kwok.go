@@ -59,11 +59,20 @@ type Kwok struct {
 // kwokConfig binds every component to loopback, and raises kwok's stage
 // parallelism from its defaults so that thousands of nodes turn Ready in
 // seconds rather than minutes, and bound pods turn Running without a queue.
+//
+// heartbeatFactor scales kwokctl's node lease duration (40 s), node status
+// interval and the controller manager's node monitor period and grace
+// period alike (kwokctl's default factor is 5). At 5, all 5000 leases of a
+// gpu-5k cluster renew together every 50 s, which kept one of two cores
+// busy for about 35 s of every 50 and made two runs of one benchmark up to
+// 1.5x apart. At 360 leases renew hourly and node status every 50 min, so
+// no renewal falls into a run, and nodes never go NotReady in between.
 // The %s takes componentsPatches.
 const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
   bindAddress: 127.0.0.1
+  heartbeatFactor: 360
 %s---
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
