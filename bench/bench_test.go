@@ -70,6 +70,45 @@ func TestGangsOfFollowsTheFirstMatchingRule(t *testing.T) {
 	}
 }
 
+func TestSizesTakeTurnsEachSpreadOverTheRounds(t *testing.T) {
+	w := Workload{Sizes: []int{1, 64, 128, 1024}, Gangs: []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}}
+	rs := rounds(w)
+	if len(rs) != 10 {
+		t.Fatalf("%d rounds, want 10 (the most gangs of any size)", len(rs))
+	}
+	inRounds := map[int][]int{}
+	next := map[int]int{}
+	for r, round := range rs {
+		for i, tu := range round {
+			if i > 0 && round[i-1].size >= tu.size {
+				t.Errorf("round %d: sizes not ascending: %v", r, round)
+			}
+			if tu.gang != next[tu.size] {
+				t.Errorf("size %d: gang %d ran before gang %d", w.Sizes[tu.size], tu.gang, next[tu.size])
+			}
+			next[tu.size]++
+			inRounds[w.Sizes[tu.size]] = append(inRounds[w.Sizes[tu.size]], r)
+		}
+	}
+	for size, want := range map[int]string{1: "[0 1 2 3 4 5 6 7 8 9]", 64: "[0 1 2 3 4 5 6 7 8 9]", 128: "[0 3 6]", 1024: "[0 3 6]"} {
+		if got := fmt.Sprint(inRounds[size]); got != want {
+			t.Errorf("size %d runs in rounds %s, want %s", size, got, want)
+		}
+	}
+}
+
+func TestHistogramsOfSeveralIntervalsAdd(t *testing.T) {
+	a := Histogram{Upper: []float64{1, 2, math.Inf(1)}, Cum: []uint64{1, 3, 3}, Count: 3, Sum: 4}
+	b := Histogram{Upper: a.Upper, Cum: []uint64{0, 2, 2}, Count: 2, Sum: 3}
+	got := Histogram{}.Add(a).Add(b)
+	if fmt.Sprint(got.Cum) != "[1 5 5]" || got.Count != 5 || got.Sum != 7 {
+		t.Fatalf("sum = %+v", got)
+	}
+	if got := a.Add(Histogram{}); got.Count != 3 {
+		t.Fatalf("adding an empty histogram changed it: %+v", got)
+	}
+}
+
 const scrape = `# HELP scheduler_podgroup_scheduling_attempt_duration_seconds x
 # TYPE scheduler_podgroup_scheduling_attempt_duration_seconds histogram
 scheduler_podgroup_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="0.001"} %d

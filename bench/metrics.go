@@ -123,6 +123,21 @@ func (h Histogram) Sub(before Histogram) Histogram {
 	return out
 }
 
+// Add is the histogram of both h's samples and other's (same buckets).
+func (h Histogram) Add(other Histogram) Histogram {
+	if h.Upper == nil {
+		return other
+	}
+	if other.Upper == nil {
+		return h
+	}
+	out := Histogram{Upper: h.Upper, Cum: make([]uint64, len(h.Cum)), Count: h.Count + other.Count, Sum: h.Sum + other.Sum}
+	for i := range h.Cum {
+		out.Cum[i] = h.Cum[i] + other.Cum[i]
+	}
+	return out
+}
+
 // Quantile estimates the q-quantile by linear interpolation inside its
 // bucket, as Prometheus's histogram_quantile does, and returns the bucket's
 // bounds with it. ok is false for an empty histogram.

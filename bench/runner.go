@@ -90,28 +90,21 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 			meter.Stop()
 			return nil, err
 		}
-		for _, size := range w.Sizes {
-			before := t.scrape(ctx)
-			var sr SizeResult
-			if w.Mode == ModeSequential {
-				sr, err = runSequential(ctx, t, col, ns, w, size)
-			} else {
-				sr, err = runConcurrent(ctx, t, col, ns, w, size)
-			}
-			if err != nil {
-				col.Stop()
-				meter.Stop()
-				return nil, fmt.Errorf("%s/%s size %d: %w", s.Name, w.Name, size, err)
-			}
-			after := t.scrape(ctx)
-			if before != nil && after != nil {
-				match := map[string]string{"result": "scheduled"}
-				sr.Attempt = after.Histogram(MetricAttempt, match).Sub(before.Histogram(MetricAttempt, match))
-				sr.Algorithm = after.Histogram(MetricAlgorithm, nil).Sub(before.Histogram(MetricAlgorithm, nil))
-			}
-			res.Sizes = append(res.Sizes, sr)
-			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, w.Name, size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
+		var srs []SizeResult
+		if w.Mode == ModeSequential {
+			srs, err = runSequential(ctx, t, col, ns, w, logf)
+		} else {
+			srs, err = runConcurrent(ctx, t, col, ns, w)
 		}
+		if err != nil {
+			col.Stop()
+			meter.Stop()
+			return nil, fmt.Errorf("%s/%s %w", s.Name, w.Name, err)
+		}
+		for _, sr := range srs {
+			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, w.Name, sr.Size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
+		}
+		res.Sizes = append(res.Sizes, srs...)
 		col.Stop()
 		if err := deleteNamespace(ctx, t.Client, ns); err != nil {
 			meter.Stop()
@@ -134,35 +127,105 @@ func (t Target) scrape(ctx context.Context) Families {
 	return f
 }
 
-// runSequential runs the size's gangs one after another, each measured
-// alone on a cluster with its capacity freed again.
-func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
-	sr := SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
-	for i := 0; i < w.GangsOf(size); i++ {
-		g := newGang(t, ns, w, size, i)
-		complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
-		if err != nil {
-			return sr, err
-		}
-		wctx, cancel := context.WithTimeout(ctx, gangTimeout)
-		times, err := col.WaitGang(wctx, g.Name, size)
-		cancel()
-		if err != nil {
-			return sr, err
-		}
-		gr := GangResult{Workload: w.Name, Size: size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First)}
-		sr.Gangs = append(sr.Gangs, gr)
-		sr.Throughput = append(sr.Throughput, float64(size)/gr.Latency.Seconds())
-		if err := removeGang(ctx, t.Client, g); err != nil {
-			return sr, err
-		}
+// serverDelta adds what the scheduler's podgroup histograms recorded
+// between two scrapes (nil when it exposes none) to the size's.
+func (sr *SizeResult) serverDelta(before, after Families) {
+	if before == nil || after == nil {
+		return
 	}
-	return sr, nil
+	match := map[string]string{"result": "scheduled"}
+	sr.Attempt = sr.Attempt.Add(after.Histogram(MetricAttempt, match).Sub(before.Histogram(MetricAttempt, match)))
+	sr.Algorithm = sr.Algorithm.Add(after.Histogram(MetricAlgorithm, nil).Sub(before.Histogram(MetricAlgorithm, nil)))
 }
 
-// runConcurrent creates all the size's gangs at once and samples how many
-// pods are bound each second until all are.
-func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
+// turn is one gang of a sequential workload: the index of its size in
+// Workload.Sizes, and its number among that size's gangs.
+type turn struct{ size, gang int }
+
+// rounds orders a sequential workload's gangs in rounds, each size's gangs
+// spread evenly over them (with 10 rounds, a size of 3 gangs runs in rounds
+// 0, 3 and 6), sizes ascending within a round. Run one size after another,
+// a slow phase of the machine (an etcd compaction, a collection of the API
+// server's heap) shifted whichever size it fell on, and two runs' medians
+// of one size were up to 1.6x apart; taking turns spreads it over all sizes.
+func rounds(w Workload) [][]turn {
+	n := 0
+	for _, size := range w.Sizes {
+		n = max(n, w.GangsOf(size))
+	}
+	out := make([][]turn, n)
+	for si, size := range w.Sizes {
+		gangs := w.GangsOf(size)
+		for g := 0; g < gangs; g++ {
+			r := g * n / gangs
+			out[r] = append(out[r], turn{si, g})
+		}
+	}
+	return out
+}
+
+// runSequential runs the workload's gangs one at a time, sizes taking turns
+// (see rounds), each gang measured alone on a cluster with its capacity
+// freed again.
+func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, logf func(string, ...any)) ([]SizeResult, error) {
+	srs := make([]SizeResult, len(w.Sizes))
+	for i, size := range w.Sizes {
+		srs[i] = SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
+	}
+	rs := rounds(w)
+	for r, round := range rs {
+		for _, tu := range round {
+			if err := runOneGang(ctx, t, col, ns, w, &srs[tu.size], tu.gang); err != nil {
+				return nil, fmt.Errorf("size %d: %w", srs[tu.size].Size, err)
+			}
+		}
+		logf("%s round %d of %d: %d gangs", w.Name, r+1, len(rs), len(round))
+	}
+	return srs, nil
+}
+
+// runOneGang creates gang number i of the size, waits until it is bound,
+// records its timings and the scheduler's histograms meanwhile, and removes
+// it again.
+func runOneGang(ctx context.Context, t Target, col *Collector, ns string, w Workload, sr *SizeResult, i int) error {
+	g := newGang(t, ns, w, sr.Size, i)
+	before := t.scrape(ctx)
+	complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, gangTimeout)
+	times, err := col.WaitGang(wctx, g.Name, sr.Size)
+	cancel()
+	if err != nil {
+		return err
+	}
+	sr.serverDelta(before, t.scrape(ctx))
+	gr := GangResult{Workload: w.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First)}
+	sr.Gangs = append(sr.Gangs, gr)
+	sr.Throughput = append(sr.Throughput, float64(sr.Size)/gr.Latency.Seconds())
+	return removeGang(ctx, t.Client, g)
+}
+
+// runConcurrent runs the workload's sizes one after another, all gangs of a
+// size at once.
+func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w Workload) ([]SizeResult, error) {
+	var srs []SizeResult
+	for _, size := range w.Sizes {
+		before := t.scrape(ctx)
+		sr, err := runConcurrentSize(ctx, t, col, ns, w, size)
+		if err != nil {
+			return nil, fmt.Errorf("size %d: %w", size, err)
+		}
+		sr.serverDelta(before, t.scrape(ctx))
+		srs = append(srs, sr)
+	}
+	return srs, nil
+}
+
+// runConcurrentSize creates all the size's gangs at once and samples how
+// many pods are bound each second until all are.
+func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
 	sr := SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
 	var gangs []*gang.Gang
 	for i := 0; i < w.GangsOf(size); i++ {
