@@ -92,7 +92,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		}
 		var srs []SizeResult
 		if w.Mode == ModeSequential {
-			srs, err = runSequential(ctx, t, col, ns, w, logf)
+			srs, err = runSequential(ctx, t, col, ns, w, func(round, rounds, gangs int) {
+				logf("%s/%s round %d of %d: %d gangs", s.Name, w.Name, round, rounds, gangs)
+			})
 		} else {
 			srs, err = runConcurrent(ctx, t, col, ns, w)
 		}
@@ -167,7 +169,7 @@ func rounds(w Workload) [][]turn {
 // runSequential runs the workload's gangs one at a time, sizes taking turns
 // (see rounds), each gang measured alone on a cluster with its capacity
 // freed again.
-func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, logf func(string, ...any)) ([]SizeResult, error) {
+func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, progress func(round, rounds, gangs int)) ([]SizeResult, error) {
 	srs := make([]SizeResult, len(w.Sizes))
 	for i, size := range w.Sizes {
 		srs[i] = SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
@@ -179,7 +181,7 @@ func runSequential(ctx context.Context, t Target, col *Collector, ns string, w W
 				return nil, fmt.Errorf("size %d: %w", srs[tu.size].Size, err)
 			}
 		}
-		logf("%s round %d of %d: %d gangs", w.Name, r+1, len(rs), len(round))
+		progress(r+1, len(rs), len(round))
 	}
 	return srs, nil
 }
