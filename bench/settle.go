@@ -7,9 +7,9 @@ import (
 
 // Right after thousands of nodes turn Ready, the control plane is still
 // digesting them: on gpu-5k here the API server, controller manager, etcd
-// and kwok kept both cores busy for about 45 s (1.9 cores, then 0.8 on
-// average in kwok's heartbeat cycles). Gangs timed in that window measure
-// the cluster's start, not the scheduler, and a run's first sizes fell in it.
+// and kwok kept both cores busy for about 45 s (1.9 cores). Gangs timed in
+// that window measure the cluster's start, not the scheduler, and a run's
+// first sizes fell in it.
 // The runner therefore waits until the control plane leaves most of the
 // machine free before it times anything.
 
