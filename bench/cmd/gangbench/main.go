@@ -117,30 +117,8 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 		if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
 			t.Processes["kube-apiserver"] = pid
 		}
-		// Nothing is timed until the cluster has digested its new nodes.
-		busy := map[string]int{}
-		for _, c := range []string{"kube-apiserver", "kube-controller-manager", "etcd", "kwok-controller"} {
-			if pid, err := env.Kwok.PID(c); err == nil {
-				busy[c] = pid
-			}
-		}
-		if pid, ok := t.Processes["scheduler"]; ok {
-			busy["scheduler"] = pid
-		}
-		limit := bench.SettleShare * float64(runtime.NumCPU())
-		waited, settled, err := bench.Settle(ctx, busy, limit, bench.SettleWindow, bench.SettleTimeout)
-		if err != nil {
+		if err := settle(ctx, env, t.Processes); err != nil {
 			return err
-		}
-		var names []string
-		for n := range busy {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		if settled {
-			logf("%s settled in %s (under %.1f cores over %s)", strings.Join(names, ", "), waited.Round(time.Second), limit, bench.SettleWindow)
-		} else {
-			logf("%s still above %.1f cores after %s: measuring anyway", strings.Join(names, ", "), limit, waited.Round(time.Second))
 		}
 	}
 	if useCeiling {
@@ -206,6 +184,37 @@ func restrictSizes(scenarios []*bench.Scenario, list string) error {
 			return fmt.Errorf("scenario %s has none of SIZES=%s", s.Name, list)
 		}
 		s.Workloads = ws
+	}
+	return nil
+}
+
+// settle waits, before anything is timed, until the cluster has digested its
+// new nodes: the metered processes (scheduler, API server) and the rest of
+// kwok's control plane together leave most of the machine free.
+func settle(ctx context.Context, env *harness.Env, metered map[string]int) error {
+	busy := map[string]int{}
+	for n, pid := range metered {
+		busy[n] = pid
+	}
+	for _, c := range []string{"kube-controller-manager", "etcd", "kwok-controller"} {
+		if pid, err := env.Kwok.PID(c); err == nil {
+			busy[c] = pid
+		}
+	}
+	limit := bench.SettleShare * float64(runtime.NumCPU())
+	waited, settled, err := bench.Settle(ctx, busy, limit, bench.SettleWindow, bench.SettleTimeout)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for n := range busy {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if settled {
+		logf("%s settled in %s (under %.1f cores over %s)", strings.Join(names, ", "), waited.Round(time.Second), limit, bench.SettleWindow)
+	} else {
+		logf("%s still above %.1f cores after %s: measuring anyway", strings.Join(names, ", "), limit, waited.Round(time.Second))
 	}
 	return nil
 }
