@@ -161,7 +161,7 @@ func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
 
 func result() *Result {
 	s := &Scenario{Name: "demo"}
-	r := &Result{Scenario: s}
+	r := &Result{Scenario: s, Pacing: Pacing{Calibration: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}}}
 	for _, size := range []int{1, 2, 4} {
 		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
 		for i := 0; i < 10; i++ {
@@ -190,14 +190,15 @@ func TestDataItemsCarryTheSameLabelKeys(t *testing.T) {
 	}
 }
 
-func TestGoBenchFormatIsOneLinePerGang(t *testing.T) {
+func TestGoBenchFormatIsOneLinePerGangAndCalibration(t *testing.T) {
 	var b bytes.Buffer
 	if err := result().WriteGoBench(&b); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 30 || lines[0] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
-		t.Fatalf("%d lines, first %q", len(lines), lines[0])
+	if len(lines) != 32 || lines[0] != "BenchmarkCalibration/demo \t1\t4000000 ns/op" ||
+		lines[2] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
+		t.Fatalf("%d lines, first %q, third %q", len(lines), lines[0], lines[2])
 	}
 }
 

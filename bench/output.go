@@ -130,8 +130,15 @@ func serverSummary(h Histogram) (Summary, string) {
 }
 
 // WriteGoBench writes one line per gang in Go benchmark format, so that
-// benchstat can compare two runs: ns/op is the gang latency.
+// benchstat can compare two runs: ns/op is the gang latency. The calibration
+// samples come as BenchmarkCalibration/<scenario>, so that the comparison
+// also shows how much faster or slower the machine itself ran.
 func (r *Result) WriteGoBench(w io.Writer) error {
+	for _, c := range r.Pacing.Calibration {
+		if _, err := fmt.Fprintf(w, "BenchmarkCalibration/%s \t1\t%d ns/op\n", r.Scenario.Name, c.Nanoseconds()); err != nil {
+			return err
+		}
+	}
 	for _, sr := range r.Sizes {
 		for _, g := range sr.Gangs {
 			if _, err := fmt.Fprintf(w, "BenchmarkGang/%s/%s/size=%d \t1\t%d ns/op\t%d spread-ns\n",

@@ -150,6 +150,9 @@ func (s *Scenario) Validate() error {
 		if len(w.Requests) == 0 {
 			return fmt.Errorf("workload %s: no pod requests", w.Name)
 		}
+		if len(w.Sizes) == 0 {
+			return fmt.Errorf("workload %s: no sizes", w.Name)
+		}
 		perNode := podsPerNode(shape.Capacity, w.Requests)
 		capacity := perNode * prof.Nodes.Count
 		for _, size := range w.Sizes {

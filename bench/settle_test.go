@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -57,5 +58,46 @@ func TestSettleWaitsForBusyProcessesAndGivesUp(t *testing.T) {
 	waited, ok, err = settle(ctx, self, 0.1, 100*time.Millisecond, 500*time.Millisecond, 50*time.Millisecond)
 	if err != nil || ok || waited < 500*time.Millisecond {
 		t.Fatalf("busy process: waited %s, settled %v, %v; want a give-up after the timeout", waited, ok, err)
+	}
+}
+
+func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
+	ctx := context.Background()
+	var p Pacing
+	self := map[string]int{"self": os.Getpid()}
+	for i := 0; i < 3; i++ {
+		if err := p.pause(ctx, self); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.pause(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Three waits on this idle process, none on no process; four samples.
+	if p.Waits != 3 || p.Unquiet != 0 || p.Waited < 3*QuietWindow || len(p.Calibration) != 4 {
+		t.Fatalf("pacing %+v", p)
+	}
+	for _, c := range p.Calibration {
+		if c <= 0 {
+			t.Fatalf("calibration sample %s", c)
+		}
+	}
+	if m := (Pacing{Calibration: []time.Duration{5, 1, 9}}).CalibrationMedian(); m != 5 {
+		t.Fatalf("median of 5, 1, 9 = %d", m)
+	}
+	if (Pacing{}).CalibrationMedian() != 0 {
+		t.Fatal("no samples: median 0")
+	}
+}
+
+// The calibration work must not change between runs: the same input, sorted.
+func TestCalibrationWorkIsFixed(t *testing.T) {
+	if len(calibrationData) != 1<<16 || slices.IsSorted(calibrationData) {
+		t.Fatal("calibration input: 65536 numbers out of order")
+	}
+	first := slices.Clone(calibrationData)
+	calibrationWork()
+	if !slices.Equal(first, calibrationData) {
+		t.Fatal("calibrationWork sorted its input in place: the next sample would time sorted data")
 	}
 }

@@ -82,7 +82,9 @@ func run(ctx context.Context) error {
 	for _, c := range clusters {
 		s := settings
 		if c != "" {
+			// One cluster's logs would overwrite another's.
 			s.Cluster = c
+			s.LogDir = filepath.Join(settings.Results, "logs", c)
 		}
 		s.ClusterName = "bench"
 		if err := runOnCluster(ctx, s, useCeiling, byCluster[c], repeats, out, plots); err != nil {
@@ -117,7 +119,8 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 		if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
 			t.Processes["kube-apiserver"] = pid
 		}
-		if err := settle(ctx, env, t.Processes); err != nil {
+		t.Quiet = controlPlane(env, t.Processes)
+		if err := settle(ctx, t.Quiet); err != nil {
 			return err
 		}
 	}
@@ -188,10 +191,9 @@ func restrictSizes(scenarios []*bench.Scenario, list string) error {
 	return nil
 }
 
-// settle waits, before anything is timed, until the cluster has digested its
-// new nodes: the metered processes (scheduler, API server) and the rest of
-// kwok's control plane together leave most of the machine free.
-func settle(ctx context.Context, env *harness.Env, metered map[string]int) error {
+// controlPlane is the metered processes (scheduler, API server) and the rest
+// of kwok's control plane, by name.
+func controlPlane(env *harness.Env, metered map[string]int) map[string]int {
 	busy := map[string]int{}
 	for n, pid := range metered {
 		busy[n] = pid
@@ -201,6 +203,12 @@ func settle(ctx context.Context, env *harness.Env, metered map[string]int) error
 			busy[c] = pid
 		}
 	}
+	return busy
+}
+
+// settle waits, before anything is timed, until the cluster has digested its
+// new nodes: its processes together leave most of the machine free.
+func settle(ctx context.Context, busy map[string]int) error {
 	limit := bench.SettleShare * float64(runtime.NumCPU())
 	waited, settled, err := bench.Settle(ctx, busy, limit, bench.SettleWindow, bench.SettleTimeout)
 	if err != nil {

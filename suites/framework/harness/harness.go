@@ -36,8 +36,11 @@ type Settings struct {
 	SchedulerName string
 	// Kubeconfig of an existing cluster.
 	Kubeconfig string
-	// Results is the results directory; logs go to Results/logs.
+	// Results is the results directory; logs go to LogDir.
 	Results string
+	// LogDir holds the scheduler's and the control plane's logs; empty:
+	// Results/logs.
+	LogDir string
 	// BinDir holds the pinned binaries.
 	BinDir string
 	// WorkDir holds clusters' files (kwokctl's work directory).
@@ -242,7 +245,7 @@ func (e *Env) waitSchedulerReady(ctx context.Context, proc *scheduler.Process) e
 // prepareScheduler builds the process of the scheduler under test; nil when
 // the harness does not run it (external).
 func (e *Env) prepareScheduler() (*scheduler.Process, error) {
-	logDir := filepath.Join(e.Results, "logs")
+	logDir := e.logDir()
 	switch e.Settings.Scheduler {
 	case "external":
 		return nil, nil
@@ -346,7 +349,7 @@ func (e *Env) Down() error {
 	// A detached scheduler from an earlier process is known by PID file only.
 	errs = append(errs, scheduler.StopByPIDFile(filepath.Join(e.runDir(), "scheduler.pid")))
 	if e.Kwok != nil {
-		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.Results, "logs", "control-plane")); err != nil {
+		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.logDir(), "control-plane")); err != nil {
 			errs = append(errs, fmt.Errorf("export control plane logs: %w", err))
 		}
 		errs = append(errs, e.Kwok.Down())
@@ -376,4 +379,11 @@ func (e *Env) Clientset() (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
+}
+
+func (s Settings) logDir() string {
+	if s.LogDir != "" {
+		return s.LogDir
+	}
+	return filepath.Join(s.Results, "logs")
 }

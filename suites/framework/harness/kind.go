@@ -92,7 +92,7 @@ func (e *Env) downKind() error {
 		return nil
 	}
 	var errs []error
-	if err := e.Kind.ExportLogs(filepath.Join(e.Results, "logs", "control-plane")); err != nil {
+	if err := e.Kind.ExportLogs(filepath.Join(e.logDir(), "control-plane")); err != nil {
 		errs = append(errs, fmt.Errorf("export kind logs: %w", err))
 	}
 	errs = append(errs, e.Kind.Down())
