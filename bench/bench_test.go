@@ -161,7 +161,8 @@ func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
 
 func result() *Result {
 	s := &Scenario{Name: "demo"}
-	r := &Result{Scenario: s, Pacing: Pacing{Calibration: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}}}
+	r := &Result{Scenario: s, Pacing: Pacing{Calibration: Calibration{
+		CPU: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}, Memory: []time.Duration{9 * time.Millisecond}}}}
 	for _, size := range []int{1, 2, 4} {
 		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
 		for i := 0; i < 10; i++ {
@@ -196,9 +197,10 @@ func TestGoBenchFormatIsOneLinePerGangAndCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 32 || lines[0] != "BenchmarkCalibration/demo \t1\t4000000 ns/op" ||
-		lines[2] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
-		t.Fatalf("%d lines, first %q, third %q", len(lines), lines[0], lines[2])
+	if len(lines) != 33 || lines[0] != "BenchmarkCalibration/demo/cpu \t1\t4000000 ns/op" ||
+		lines[2] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
+		lines[3] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
+		t.Fatalf("%d lines: %q", len(lines), lines[:4])
 	}
 }
 

@@ -131,12 +131,18 @@ func serverSummary(h Histogram) (Summary, string) {
 
 // WriteGoBench writes one line per gang in Go benchmark format, so that
 // benchstat can compare two runs: ns/op is the gang latency. The calibration
-// samples come as BenchmarkCalibration/<scenario>, so that the comparison
-// also shows how much faster or slower the machine itself ran.
+// samples come as BenchmarkCalibration/<scenario>/{cpu,memory}, so that the
+// comparison also shows how much faster or slower the machine itself ran.
 func (r *Result) WriteGoBench(w io.Writer) error {
-	for _, c := range r.Pacing.Calibration {
-		if _, err := fmt.Fprintf(w, "BenchmarkCalibration/%s \t1\t%d ns/op\n", r.Scenario.Name, c.Nanoseconds()); err != nil {
-			return err
+	c := r.Pacing.Calibration
+	for _, series := range []struct {
+		name    string
+		samples []time.Duration
+	}{{"cpu", c.CPU}, {"memory", c.Memory}} {
+		for _, d := range series.samples {
+			if _, err := fmt.Fprintf(w, "BenchmarkCalibration/%s/%s \t1\t%d ns/op\n", r.Scenario.Name, series.name, d.Nanoseconds()); err != nil {
+				return err
+			}
 		}
 	}
 	for _, sr := range r.Sizes {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
-	"sort"
+	"sync"
 	"time"
 )
 
@@ -32,20 +32,28 @@ type Pacing struct {
 	Waited time.Duration `json:"waitedNs"`
 	// Unquiet counts waits that ended at QuietTimeout.
 	Unquiet int `json:"unquiet"`
-	// Calibration holds the time of a fixed piece of CPU work (see
-	// calibrationWork), taken on the quiet cluster before each measurement.
-	// Two runs whose calibration medians differ ran on a machine of
-	// different speed, whatever the scheduler did.
-	Calibration []time.Duration `json:"calibrationNs"`
+	// Calibration is fixed work timed on the quiet cluster before each
+	// measurement. Two runs whose calibration medians differ ran on a
+	// machine of different speed, whatever the scheduler did.
+	Calibration Calibration `json:"calibration"`
 }
 
-// CalibrationMedian is the median calibration time, 0 without samples.
-func (p Pacing) CalibrationMedian() time.Duration {
-	if len(p.Calibration) == 0 {
+// Calibration holds the samples of two pieces of fixed work: sorting numbers
+// that fit in a core's cache (CPU speed), and a walk through memory far
+// larger than the caches (memory latency, which other tenants of the host
+// share).
+type Calibration struct {
+	CPU    []time.Duration `json:"cpuNs"`
+	Memory []time.Duration `json:"memoryNs"`
+}
+
+// Median of samples, 0 without any.
+func Median(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
 		return 0
 	}
-	s := slices.Clone(p.Calibration)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	s := slices.Clone(samples)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
@@ -63,13 +71,14 @@ func (p *Pacing) pause(ctx context.Context, pids map[string]int) error {
 			p.Unquiet++
 		}
 	}
-	p.Calibration = append(p.Calibration, calibrationWork())
+	p.Calibration.CPU = append(p.Calibration.CPU, sortWork())
+	p.Calibration.Memory = append(p.Calibration.Memory, memoryWork())
 	return nil
 }
 
-// calibrationData is the fixed input of calibrationWork: the same
-// pseudo-random numbers in every run.
-var calibrationData = func() []uint64 {
+// sortInput is the fixed input of sortWork: the same pseudo-random numbers
+// in every run, 512 KiB.
+var sortInput = func() []uint64 {
 	r := rand.New(rand.NewPCG(4671, 1))
 	s := make([]uint64, 1<<16)
 	for i := range s {
@@ -78,11 +87,46 @@ var calibrationData = func() []uint64 {
 	return s
 }()
 
-// calibrationWork sorts a copy of calibrationData: a few milliseconds of one
-// core's work, the same in every run, timed.
-func calibrationWork() time.Duration {
-	s := slices.Clone(calibrationData)
+// sortWork sorts a copy of sortInput, timed: a few milliseconds of one core.
+func sortWork() time.Duration {
+	s := slices.Clone(sortInput)
 	start := time.Now()
 	slices.Sort(s)
 	return time.Since(start)
 }
+
+// memoryCycle is one cycle through 64 MiB of indices in a fixed
+// pseudo-random order (Sattolo's shuffle), so that each step of a walk
+// waits for memory rather than the cache or the prefetcher. Built on first
+// use.
+var memoryCycle = sync.OnceValue(func() []uint32 {
+	r := rand.New(rand.NewPCG(4671, 2))
+	c := make([]uint32, 1<<24)
+	for i := range c {
+		c[i] = uint32(i)
+	}
+	for i := len(c) - 1; i > 0; i-- {
+		j := r.IntN(i)
+		c[i], c[j] = c[j], c[i]
+	}
+	return c
+})
+
+// memorySteps is how far memoryWork walks: some 10 ms here.
+const memorySteps = 1 << 16
+
+// memoryWork walks memorySteps steps of memoryCycle, timed.
+func memoryWork() time.Duration {
+	c := memoryCycle()
+	start := time.Now()
+	i := uint32(0)
+	for n := 0; n < memorySteps; n++ {
+		i = c[i]
+	}
+	d := time.Since(start)
+	walkEnd = i
+	return d
+}
+
+// walkEnd keeps memoryWork's walk from being optimised away.
+var walkEnd uint32

@@ -121,8 +121,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	res.Cost = meter.Stop()
 	res.Took = time.Since(start)
 	p := res.Pacing
-	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s); calibration median %s",
-		s.Name, p.Waited.Round(time.Second), len(p.Calibration), p.Unquiet, QuietTimeout, p.CalibrationMedian().Round(time.Microsecond))
+	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s); calibration medians: sort %s, memory walk %s",
+		s.Name, p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout,
+		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
 	return res, nil
 }
 

@@ -74,30 +74,41 @@ func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Three waits on this idle process, none on no process; four samples.
-	if p.Waits != 3 || p.Unquiet != 0 || p.Waited < 3*QuietWindow || len(p.Calibration) != 4 {
+	c := p.Calibration
+	if p.Waits != 3 || p.Unquiet != 0 || p.Waited < 3*QuietWindow || len(c.CPU) != 4 || len(c.Memory) != 4 {
 		t.Fatalf("pacing %+v", p)
 	}
-	for _, c := range p.Calibration {
-		if c <= 0 {
-			t.Fatalf("calibration sample %s", c)
+	for _, d := range append(c.CPU, c.Memory...) {
+		if d <= 0 {
+			t.Fatalf("calibration sample %s", d)
 		}
 	}
-	if m := (Pacing{Calibration: []time.Duration{5, 1, 9}}).CalibrationMedian(); m != 5 {
+	if m := Median([]time.Duration{5, 1, 9}); m != 5 {
 		t.Fatalf("median of 5, 1, 9 = %d", m)
 	}
-	if (Pacing{}).CalibrationMedian() != 0 {
+	if Median(nil) != 0 {
 		t.Fatal("no samples: median 0")
 	}
 }
 
-// The calibration work must not change between runs: the same input, sorted.
+// The calibration work must be the same in every run and every sample.
 func TestCalibrationWorkIsFixed(t *testing.T) {
-	if len(calibrationData) != 1<<16 || slices.IsSorted(calibrationData) {
-		t.Fatal("calibration input: 65536 numbers out of order")
+	if len(sortInput) != 1<<16 || slices.IsSorted(sortInput) {
+		t.Fatal("sort input: 65536 numbers out of order")
 	}
-	first := slices.Clone(calibrationData)
-	calibrationWork()
-	if !slices.Equal(first, calibrationData) {
-		t.Fatal("calibrationWork sorted its input in place: the next sample would time sorted data")
+	first := slices.Clone(sortInput)
+	sortWork()
+	if !slices.Equal(first, sortInput) {
+		t.Fatal("sortWork sorted its input in place: the next sample would time sorted data")
+	}
+	// One cycle through every index: a walk never settles in a short loop
+	// that fits in the cache.
+	c := memoryCycle()
+	i, n := c[0], 1
+	for i != 0 {
+		i, n = c[i], n+1
+	}
+	if n != len(c) {
+		t.Fatalf("the walk returns after %d of %d steps", n, len(c))
 	}
 }
