@@ -79,7 +79,11 @@ type Scenario struct {
 	Name  string
 	Rows  []BenchRow
 	Cost  []bench.Cost
-	Plots []Plot
+	// Calibration medians in ms and the samples behind them (see
+	// bench.Pacing); zero in results from before they were recorded.
+	CalibrationSort, CalibrationMemory float64
+	CalibrationSamples                  int
+	Plots                               []Plot
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
 	Environment *harness.Environment
@@ -263,6 +267,7 @@ func (m *Model) loadBench(dir, baseline string) {
 		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
 		var raw struct {
 			Cost        []bench.Cost         `json:"cost"`
+			Pacing      bench.Pacing         `json:"pacing"`
 			Environment *harness.Environment `json:"environment"`
 		}
 		if err := readJSON(f, &raw); err != nil {
@@ -274,7 +279,9 @@ func (m *Model) loadBench(dir, baseline string) {
 			m.problem("bench/%s.json: %v", name, err)
 			continue
 		}
-		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base), Environment: raw.Environment}
+		c := raw.Pacing.Calibration
+		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base), Environment: raw.Environment,
+			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
 		sort.Strings(plots)
 		for _, p := range plots {
@@ -521,3 +528,5 @@ func Redact(s string) string {
 	}
 	return s
 }
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
