@@ -17,8 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
@@ -63,13 +61,10 @@ type Framework struct {
 
 // New connects to the run's cluster.
 func New(s Shared) (*Framework, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
+	cfg, err := cluster.RESTConfig(s.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	cfg.QPS, cfg.Burst = -1, -1
-	// The API warns on every PodGroup call that v1beta1 goes in v1.43.
-	cfg.WarningHandler = rest.NoWarnings{}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

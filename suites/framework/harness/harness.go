@@ -360,16 +360,10 @@ func (e *Env) Down() error {
 	return errors.Join(errs...)
 }
 
-// RESTConfig is a client configuration for the cluster with client-side
-// rate limits off: the harness must never be what slows a run.
+// RESTConfig is the harness's client configuration for the cluster (see
+// cluster.RESTConfig).
 func (e *Env) RESTConfig() (*rest.Config, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cfg.QPS, cfg.Burst = -1, -1
-	cfg.WarningHandler = rest.NoWarnings{}
-	return cfg, nil
+	return cluster.RESTConfig(e.Kubeconfig)
 }
 
 // Clientset is a typed client for the cluster.
