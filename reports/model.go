@@ -76,14 +76,14 @@ type Control struct {
 
 // Scenario is one benchmark scenario's table and plots.
 type Scenario struct {
-	Name  string
-	Rows  []BenchRow
-	Cost  []bench.Cost
+	Name string
+	Rows []BenchRow
+	Cost []bench.Cost
 	// Calibration medians in ms and the samples behind them (see
 	// bench.Pacing); zero in results from before they were recorded.
 	CalibrationSort, CalibrationMemory float64
-	CalibrationSamples                  int
-	Plots                               []Plot
+	CalibrationSamples                 int
+	Plots                              []Plot
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
 	Environment *harness.Environment
