@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,32 @@ func TestGoBenchFormatIsOneLinePerGangAndCalibration(t *testing.T) {
 		lines[2] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
 		lines[3] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
 		t.Fatalf("%d lines: %q", len(lines), lines[:4])
+	}
+}
+
+func TestRepeatsMergeIntoOneResult(t *testing.T) {
+	r, next := result(), result()
+	r.Cost = []Cost{{Process: "scheduler", CPUSeconds: 2, PeakRSSMiB: 300}}
+	next.Cost = []Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 200}, {Process: "kube-apiserver", CPUSeconds: 1, PeakRSSMiB: 900}}
+	next.Sizes[0].Attempt = Histogram{Upper: []float64{1, math.Inf(1)}, Cum: []uint64{2, 3}, Count: 3}
+	next.Sizes = append(next.Sizes, SizeResult{Workload: "8gpu", Size: 8, Gangs: []GangResult{{Size: 8}}})
+	next.Pacing.Waits, next.Took = 4, time.Second
+	if err := r.Merge(next); err != nil {
+		t.Fatal(err)
+	}
+	one := r.Sizes[0]
+	if len(r.Sizes) != 4 || len(one.Gangs) != 20 || one.Gangs[19].Index != 19 || len(one.Throughput) != 20 || one.Attempt.Count != 3 {
+		t.Fatalf("sizes = %d, size 1: %d gangs, last index %d, %d throughput samples, %d attempts",
+			len(r.Sizes), len(one.Gangs), one.Gangs[len(one.Gangs)-1].Index, len(one.Throughput), one.Attempt.Count)
+	}
+	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) {
+		t.Errorf("cost = %v, want %v", r.Cost, want)
+	}
+	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second {
+		t.Errorf("pacing = %+v, took %s", r.Pacing, r.Took)
+	}
+	if err := r.Merge(&Result{Scenario: &Scenario{Name: "other"}}); err == nil {
+		t.Error("merged a result of another scenario")
 	}
 }
 

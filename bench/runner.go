@@ -127,6 +127,49 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	return res, nil
 }
 
+// Merge folds a repeat of the same scenario into r, so that a run with
+// REPEATS writes one set of files and plots over every repeat rather than
+// the last one's: gangs are numbered on after r's, histogram deltas and CPU
+// seconds add up, and each process's peak memory is the larger one.
+func (r *Result) Merge(next *Result) error {
+	if next.Scenario.Name != r.Scenario.Name {
+		return fmt.Errorf("cannot merge results of scenario %q into %q", next.Scenario.Name, r.Scenario.Name)
+	}
+	for _, n := range next.Sizes {
+		i := slices.IndexFunc(r.Sizes, func(s SizeResult) bool { return s.Workload == n.Workload && s.Size == n.Size })
+		if i < 0 {
+			r.Sizes = append(r.Sizes, n)
+			continue
+		}
+		s := &r.Sizes[i]
+		offset := len(s.Gangs)
+		for _, g := range n.Gangs {
+			g.Index += offset
+			s.Gangs = append(s.Gangs, g)
+		}
+		s.Throughput = append(s.Throughput, n.Throughput...)
+		s.Attempt = s.Attempt.Add(n.Attempt)
+		s.Algorithm = s.Algorithm.Add(n.Algorithm)
+	}
+	for _, c := range next.Cost {
+		i := slices.IndexFunc(r.Cost, func(o Cost) bool { return o.Process == c.Process })
+		if i < 0 {
+			r.Cost = append(r.Cost, c)
+			continue
+		}
+		r.Cost[i].CPUSeconds += c.CPUSeconds
+		r.Cost[i].PeakRSSMiB = max(r.Cost[i].PeakRSSMiB, c.PeakRSSMiB)
+	}
+	p, q := &r.Pacing, next.Pacing
+	p.Waits += q.Waits
+	p.Waited += q.Waited
+	p.Unquiet += q.Unquiet
+	p.Calibration.CPU = append(p.Calibration.CPU, q.Calibration.CPU...)
+	p.Calibration.Memory = append(p.Calibration.Memory, q.Calibration.Memory...)
+	r.Took += next.Took
+	return nil
+}
+
 func (t Target) scrape(ctx context.Context) Families {
 	if t.MetricsPort == 0 {
 		return nil
@@ -400,8 +443,22 @@ func namespaceFor(scenario, workload string) string {
 
 func createNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gangconf.io/run": "true"}}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
+	// A repeat finds the namespace of the run before it still terminating
+	// (deleteNamespace does not wait, so that a single run need not); the
+	// namespace controller removes it within seconds.
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			return true, err
+		}
+		old, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err != nil || old.DeletionTimestamp == nil, err
+	})
+	if err != nil {
+		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
 	return cluster.WaitServiceAccount(ctx, cs, name)
 }

@@ -136,19 +136,25 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 		return err
 	}
 	for _, sc := range scenarios {
+		var all *bench.Result
 		for r := 0; r < repeats; r++ {
 			res, err := bench.Run(ctx, t, sc, logf)
 			if err != nil {
 				return err
 			}
-			res.Environment = &desc
-			if err := res.Write(out); err != nil {
-				return err
-			}
-			if _, err := res.Plot(plots); err != nil {
-				return err
-			}
 			logf("%s: done in %s", sc.Name, res.Took.Round(1e9))
+			if all == nil {
+				all = res
+			} else if err := all.Merge(res); err != nil {
+				return err
+			}
+		}
+		all.Environment = &desc
+		if err := all.Write(out); err != nil {
+			return err
+		}
+		if _, err := all.Plot(plots); err != nil {
+			return err
 		}
 	}
 	return nil
