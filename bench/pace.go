@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -130,3 +131,19 @@ func memoryWork() time.Duration {
 
 // walkEnd keeps memoryWork's walk from being optimised away.
 var walkEnd uint32
+
+// APIServerEnv is the Go runtime setting of a benchmark cluster's API
+// server, for a machine of memoryKiB: no garbage collection until its heap
+// reaches a quarter of the memory, at most 6 GiB. At Go's default the API
+// server of gpu-5k (some 0.4-1.1 GiB live) collected every 2-9 s under
+// load, each time marking for 0.3-0.9 s on one of the two cores, so a gang
+// was timed with or without a collection in it by chance. Machines under
+// 8 GiB keep the default, where a heap near the limit would collect
+// without end.
+func APIServerEnv(memoryKiB int64) map[string]string {
+	limit := min(memoryKiB/4, 6<<20)
+	if limit < 2<<20 {
+		return nil
+	}
+	return map[string]string{"GOGC": "off", "GOMEMLIMIT": fmt.Sprintf("%dMiB", limit>>10)}
+}

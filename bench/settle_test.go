@@ -112,3 +112,15 @@ func TestCalibrationWorkIsFixed(t *testing.T) {
 		t.Fatalf("the walk returns after %d of %d steps", n, len(c))
 	}
 }
+
+func TestAPIServerCollectsAtAQuarterOfTheMemoryAtMost6GiB(t *testing.T) {
+	for _, c := range []struct {
+		gib  int64
+		want string
+	}{{4, ""}, {8, "2048MiB"}, {16, "4096MiB"}, {64, "6144MiB"}} {
+		env := APIServerEnv(c.gib << 20)
+		if env["GOMEMLIMIT"] != c.want || (c.want != "" && env["GOGC"] != "off") {
+			t.Errorf("%d GiB: %v, want GOMEMLIMIT=%q", c.gib, env, c.want)
+		}
+	}
+}

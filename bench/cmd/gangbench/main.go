@@ -87,6 +87,7 @@ func run(ctx context.Context) error {
 			s.LogDir = filepath.Join(settings.Results, "logs", c)
 		}
 		s.ClusterName = "bench"
+		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
 		if err := runOnCluster(ctx, s, useCeiling, byCluster[c], repeats, out, plots); err != nil {
 			return err
 		}

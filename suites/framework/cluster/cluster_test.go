@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
+	kwokconfig "sigs.k8s.io/kwok/pkg/apis/config/v1alpha1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gangconf/gangconf/fixtures"
 )
@@ -147,5 +150,24 @@ func TestKwokBadInput(t *testing.T) {
 	_, err = UpKwok(context.Background(), KwokOptions{Name: "x", BinDir: dir, WorkDir: work})
 	if !errors.Is(err, ErrClusterExists) || !strings.Contains(err.Error(), "make cluster-down") {
 		t.Fatalf("second cluster-up: %v", err)
+	}
+}
+
+// The patches are YAML that kwokctl reads: decoded strictly into kwok's own
+// configuration type, each lands on its component.
+func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
+	o := KwokOptions{ControllerManagerFeatureGates: "GenericWorkload=false", APIServerEnv: map[string]string{"GOMEMLIMIT": "6144MiB", "GOGC": "off"}}
+	doc := strings.Split(fmt.Sprintf(kwokConfig, o.componentsPatches()), "---\n")[0]
+	var c kwokconfig.KwokctlConfiguration
+	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+		t.Fatalf("%v in:\n%s", err, doc)
+	}
+	p := c.ComponentsPatches
+	if len(p) != 2 || p[0].Name != "kube-controller-manager" || p[0].ExtraArgs[0].Value != "GenericWorkload=false" ||
+		p[1].Name != "kube-apiserver" || len(p[1].ExtraEnvs) != 2 || p[1].ExtraEnvs[0] != (kwokconfig.Env{Name: "GOGC", Value: "off"}) {
+		t.Fatalf("patches = %+v", p)
+	}
+	if (KwokOptions{}).componentsPatches() != "" {
+		t.Error("patches without anything to patch")
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +47,9 @@ type KwokOptions struct {
 	// the controller manager alone (a control that lacks one of its
 	// controllers' features while the API serves it).
 	ControllerManagerFeatureGates string
+	// APIServerEnv is extra environment for the API server (the benchmark
+	// sets its Go garbage collector; see bench.APIServerEnv).
+	APIServerEnv map[string]string
 	// Wait bounds how long kwokctl waits for the control plane.
 	Wait time.Duration
 }
@@ -83,18 +88,28 @@ options:
 `
 
 // componentsPatches is the part of kwokConfig's KwokctlConfiguration that
-// gives the controller manager its own gates ("" when it has the cluster's).
+// gives the controller manager its own gates and the API server its extra
+// environment ("" when neither is set).
 func (o KwokOptions) componentsPatches() string {
-	if o.ControllerManagerFeatureGates == "" {
-		return ""
-	}
-	return `componentsPatches:
-- name: kube-controller-manager
+	var b strings.Builder
+	if o.ControllerManagerFeatureGates != "" {
+		b.WriteString(`- name: kube-controller-manager
   extraArgs:
   - key: feature-gates
     value: ` + o.ControllerManagerFeatureGates + `
     override: true
-`
+`)
+	}
+	if len(o.APIServerEnv) > 0 {
+		b.WriteString("- name: kube-apiserver\n  extraEnvs:\n")
+		for _, k := range slices.Sorted(maps.Keys(o.APIServerEnv)) {
+			fmt.Fprintf(&b, "  - name: %s\n    value: %q\n", k, o.APIServerEnv[k])
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "componentsPatches:\n" + b.String()
 }
 
 // ErrClusterExists is returned when a cluster of that name is already up.

@@ -26,8 +26,10 @@ type Environment struct {
 	NodeImage         string    `json:"nodeImage,omitempty"`
 	FeatureGates      string    `json:"featureGates,omitempty"`
 	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
-	Scheduler         Scheduler `json:"scheduler"`
-	Machine           Machine   `json:"machine"`
+	// APIServerEnv is the extra environment of a kwok cluster's API server.
+	APIServerEnv map[string]string `json:"apiServerEnv,omitempty"`
+	Scheduler    Scheduler         `json:"scheduler"`
+	Machine      Machine           `json:"machine"`
 }
 
 // Scheduler is the scheduler under test.
@@ -55,7 +57,7 @@ func Local() Environment {
 	return Environment{
 		Date:           time.Now().UTC().Truncate(time.Second),
 		GangconfCommit: gitCommit(),
-		Machine:        describeMachine(),
+		Machine:        DescribeMachine(),
 	}
 }
 
@@ -76,6 +78,7 @@ func (e *Env) Describe(ctx context.Context) Environment {
 		if o.FeatureGates != "" {
 			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
 		}
+		out.APIServerEnv = o.APIServerEnv
 	}
 	e.describeKind(&out)
 	if p := e.SchedulerProcess; p != nil {
@@ -122,7 +125,8 @@ func commandOutput(ctx context.Context, name string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func describeMachine() Machine {
+// DescribeMachine says what this machine is: CPU, cores, memory, OS, Go.
+func DescribeMachine() Machine {
 	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
 	m.CPUModel = procField("/proc/cpuinfo", "model name")
 	if f := strings.Fields(procField("/proc/meminfo", "MemTotal")); len(f) > 0 {

@@ -62,6 +62,8 @@ type Settings struct {
 	SchedulerArgs   string
 	// KindNodeImage is PROVIDER=kind's node image (no default).
 	KindNodeImage string
+	// APIServerEnv is extra environment for a kwok cluster's API server.
+	APIServerEnv map[string]string
 }
 
 // Environment variable names, shared by the Makefile, the CLI and the suites.
@@ -279,6 +281,7 @@ func (e *Env) kwokOptions() cluster.KwokOptions {
 	prof, _ := fixtures.LoadProfile(e.Cluster)
 	o := clusterOptions(prof, e.Scheduler)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
+	o.APIServerEnv = e.APIServerEnv
 	return o
 }
 
