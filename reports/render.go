@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"embed"
 	htmltemplate "html/template"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	texttemplate "text/template"
@@ -18,6 +20,14 @@ var funcs = map[string]any{
 	"ms":        func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
 	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
 	"firstLine": firstLine,
+	// env lists environment variables as NAME=value, sorted.
+	"env": func(e map[string]string) string {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(e)) {
+			kv = append(kv, k+"="+e[k])
+		}
+		return strings.Join(kv, " ")
+	},
 	// cell keeps a value inside one Markdown table cell.
 	"cell": func(s string) string {
 		return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
