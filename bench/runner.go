@@ -415,15 +415,30 @@ func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector strin
 	zero := int64(0)
 	sel := metav1.ListOptions{LabelSelector: selector}
 	var lastErr error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
+	gone := func(ctx context.Context) (bool, *corev1.Pod) {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
-		if err == nil && len(l.Items) == 0 {
+		if err != nil {
+			return false, nil
+		}
+		if len(l.Items) == 0 {
 			return true, nil
 		}
-		if err == nil && l.Items[0].DeletionTimestamp == nil {
-			lastErr = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
+		return false, &l.Items[0]
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
+		done, left := gone(ctx)
+		if done || left == nil || left.DeletionTimestamp != nil {
+			return done, nil
 		}
-		return false, nil
+		lastErr = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
+		if lastErr != nil {
+			return false, nil
+		}
+		// Without a grace period the pods are usually gone when the delete
+		// returns; looking again at once, not a poll interval later, saves
+		// a tenth of a second on each of a sweep's 500-odd gangs.
+		done, _ = gone(ctx)
+		return done, nil
 	})
 	if err != nil && lastErr != nil {
 		return fmt.Errorf("remove pods of %s: %w (last delete: %v)", ns, err, lastErr)
