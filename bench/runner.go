@@ -415,30 +415,27 @@ func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector strin
 	zero := int64(0)
 	sel := metav1.ListOptions{LabelSelector: selector}
 	var lastErr error
-	gone := func(ctx context.Context) (bool, *corev1.Pod) {
+	// left is one pod of the selection still there, nil when none is.
+	left := func(ctx context.Context) (*corev1.Pod, error) {
 		l, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
-		if err != nil {
-			return false, nil
+		if err != nil || len(l.Items) == 0 {
+			return nil, err
 		}
-		if len(l.Items) == 0 {
-			return true, nil
-		}
-		return false, &l.Items[0]
+		return &l.Items[0], nil
 	}
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, gangTimeout, true, func(ctx context.Context) (bool, error) {
-		done, left := gone(ctx)
-		if done || left == nil || left.DeletionTimestamp != nil {
-			return done, nil
+		pod, err := left(ctx)
+		if err != nil || pod == nil || pod.DeletionTimestamp != nil {
+			return err == nil && pod == nil, nil
 		}
-		lastErr = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
-		if lastErr != nil {
+		if lastErr = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel); lastErr != nil {
 			return false, nil
 		}
 		// Without a grace period the pods are usually gone when the delete
 		// returns; looking again at once, not a poll interval later, saves
-		// a tenth of a second on each of a sweep's 500-odd gangs.
-		done, _ = gone(ctx)
-		return done, nil
+		// a tenth of a second on each of a sweep's 700-odd gangs.
+		pod, err = left(ctx)
+		return err == nil && pod == nil, nil
 	})
 	if err != nil && lastErr != nil {
 		return fmt.Errorf("remove pods of %s: %w (last delete: %v)", ns, err, lastErr)
