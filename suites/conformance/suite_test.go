@@ -5,6 +5,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,17 +80,21 @@ var _ = ginkgo.SynchronizedAfterSuite(func() {}, func(ctx context.Context) {
 	if invariants != nil {
 		invariants.Stop()
 	}
+	// Every step runs whatever the ones before it returned: with the API
+	// server gone, the cleanup calls fail, and the processes must stop anyway.
+	var errs []error
 	if f != nil && env != nil && env.Provider == "existing" {
 		// After an interrupt, specs may not have cleaned up: remove what this
 		// run labelled, and only that.
-		gomega.Expect(framework.RemoveRun(ctx, f.Client, f.RunID)).To(gomega.Succeed())
+		errs = append(errs, framework.RemoveRun(ctx, f.Client, f.RunID))
 	}
 	if removePriorityClasses != nil {
-		gomega.Expect(removePriorityClasses(ctx)).To(gomega.Succeed())
+		errs = append(errs, removePriorityClasses(ctx))
 	}
 	if env != nil {
-		gomega.Expect(env.Down()).To(gomega.Succeed())
+		errs = append(errs, env.Down())
 	}
+	gomega.Expect(errors.Join(errs...)).To(gomega.Succeed())
 })
 
 // The results bundle: JUnit for CI, the JSON report for the controls check

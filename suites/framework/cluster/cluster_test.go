@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +170,30 @@ func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 	}
 	if (KwokOptions{}).componentsPatches() != "" {
 		t.Error("patches without anything to patch")
+	}
+}
+
+// A restart may start the components again only once the stopped ones have
+// exited: waitExited returns when they are gone and names one that is not.
+func TestWaitExitedWaitsForTheStoppedProcesses(t *testing.T) {
+	start := func() *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	stopped, running := start(), start()
+	_ = stopped.Process.Kill()
+	_ = stopped.Wait() // reaped: gone from the process table, as a detached component would be
+	ctx := context.Background()
+	if err := waitExited(ctx, map[string]int{"etcd": stopped.Process.Pid}, time.Second); err != nil {
+		t.Fatalf("an exited process: %v", err)
+	}
+	err := waitExited(ctx, map[string]int{"etcd": stopped.Process.Pid, "kube-apiserver": running.Process.Pid}, 300*time.Millisecond)
+	want := fmt.Sprintf("kube-apiserver (PID %d)", running.Process.Pid)
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "etcd") {
+		t.Fatalf("one still running: got %v, want an error naming only %s", err, want)
 	}
 }

@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/e2e-framework/support/kwok"
 )
 
@@ -271,11 +273,71 @@ func (k *Kwok) Down() error {
 // Restart stops every process of the cluster and starts them again on the
 // same files (etcd's data survives), as `kwokctl stop cluster` and `kwokctl
 // start cluster` do; kwokctl has no command for one component alone.
+//
+// kwokctl's stop signals the components and returns before they have exited:
+// a start right after it once found the old API server still on its port
+// ("bind: address already in use") and the cluster never came back. So the
+// start waits until every PID the stop signalled is gone.
 func (k *Kwok) Restart(ctx context.Context) error {
-	for _, verb := range []string{"stop", "start"} {
-		if out, err := k.kwokctl(ctx, verb, "cluster", "--name", k.opts.Name); err != nil {
-			return fmt.Errorf("kwokctl %s cluster %s: %w\n%s", verb, k.opts.Name, err, out)
+	pids, err := k.pids()
+	if err != nil {
+		return err
+	}
+	if out, err := k.kwokctl(ctx, "stop", "cluster", "--name", k.opts.Name); err != nil {
+		return fmt.Errorf("kwokctl stop cluster %s: %w\n%s", k.opts.Name, err, out)
+	}
+	if err := waitExited(ctx, pids, stopTimeout); err != nil {
+		return fmt.Errorf("kwokctl stop cluster %s: %w", k.opts.Name, err)
+	}
+	if out, err := k.kwokctl(ctx, "start", "cluster", "--name", k.opts.Name); err != nil {
+		return fmt.Errorf("kwokctl start cluster %s: %w\n%s", k.opts.Name, err, out)
+	}
+	return nil
+}
+
+// stopTimeout bounds the wait for stopped components to exit.
+const stopTimeout = time.Minute
+
+// pids reads every component's PID file, by component name.
+func (k *Kwok) pids() (map[string]int, error) {
+	entries, err := os.ReadDir(filepath.Join(k.opts.clusterDir(), "pids"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, e := range entries {
+		component, ok := strings.CutSuffix(e.Name(), ".pid")
+		if !ok {
+			continue
 		}
+		pid, err := k.PID(component)
+		if err != nil {
+			return nil, fmt.Errorf("PID file of %s: %w", component, err)
+		}
+		out[component] = pid
+	}
+	return out, nil
+}
+
+// waitExited waits until none of the processes exists any more. kwokctl
+// starts them detached, so they are not this process's children and leave
+// no zombie behind.
+func waitExited(ctx context.Context, pids map[string]int, timeout time.Duration) error {
+	running := func() []string {
+		var left []string
+		for component, pid := range pids {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				left = append(left, fmt.Sprintf("%s (PID %d)", component, pid))
+			}
+		}
+		slices.Sort(left)
+		return left
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		return len(running()) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("still running after %s: %s", timeout, strings.Join(running(), ", "))
 	}
 	return nil
 }
