@@ -8,13 +8,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gangconf/gangconf/bench"
@@ -22,8 +20,17 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/harness"
 )
 
+const usage = `usage: gangbench (no arguments; make bench runs it)
+
+Settings come from the environment, as make bench passes them: SCENARIO (names,
+comma-separated; empty: the standard set), SIZES, REPEATS, SCHEDULER (a
+reference profile, binary, command, external or ceiling), PROVIDER, RESULTS,
+BIN_DIR and the scheduler's settings (make help lists them).
+`
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	harness.NoArguments("gangbench", usage)
+	ctx, stop := harness.SignalContext()
 	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "gangbench: %v\n", err)

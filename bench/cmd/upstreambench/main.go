@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -47,8 +46,16 @@ type UpstreamResult struct {
 	Runs        []PackageRun             `json:"runs"`
 }
 
+const usage = `usage: upstreambench (no arguments; make bench-upstream runs it)
+
+Settings come from the environment, as make bench-upstream passes them:
+RESULTS, BIN_DIR and UPSTREAM_WORKLOADS (names, comma-separated; empty: all
+six of upstream-gangs).
+`
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	harness.NoArguments("upstreambench", usage)
+	ctx, stop := harness.SignalContext()
 	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "upstreambench: %v\n", err)

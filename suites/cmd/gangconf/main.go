@@ -9,9 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/gangconf/gangconf/suites/framework/controls"
 	"github.com/gangconf/gangconf/suites/framework/harness"
@@ -33,7 +31,7 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := harness.SignalContext()
 	defer stop()
 	var err error
 	switch os.Args[1] {

@@ -1,0 +1,37 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// SignalContext is cancelled by the signals that end a run from outside:
+// Ctrl-C, SIGTERM, SIGHUP (the terminal went away) and SIGPIPE (the reader
+// of stdout went away, as `make bench | head` does). Left to Go's defaults,
+// SIGHUP and a write to a broken stdout end the process at once, skipping
+// the deferred teardown, and the cluster it started stays running. Handled
+// here, a write to a broken stdout returns an error instead, and the run
+// winds down and stops what it started.
+func SignalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+}
+
+// NoArguments ends a command that takes its settings from the environment,
+// as make passes them, when it is given arguments: run anyway, it would
+// ignore them and start the default run. -h and --help print usage and exit 0;
+// anything else exits 2.
+func NoArguments(name, usage string) {
+	if len(os.Args) < 2 {
+		return
+	}
+	switch os.Args[1] {
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		os.Exit(0)
+	}
+	fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n%s", name, os.Args[1], usage)
+	os.Exit(2)
+}
