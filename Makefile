@@ -91,10 +91,13 @@ cluster-down: ## stop the scheduler and remove the cluster made by cluster-up
 
 ##@ Conformance
 
+# tee -p keeps writing e2e.log when our stdout's reader goes away (make
+# conformance | head): otherwise ginkgo and the suite would die of SIGPIPE
+# before their teardown and leave the cluster running.
 .PHONY: conformance
 conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
 	@mkdir -p $(RESULTS)
-	CLUSTER_NAME=conformance-$(SCHEDULER) $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance 2>&1 | tee $(RESULTS)/e2e.log
+	CLUSTER_NAME=conformance-$(SCHEDULER) $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance 2>&1 | tee -p $(RESULTS)/e2e.log
 
 .PHONY: control
 control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL; fail unless it fails exactly its recorded specs
