@@ -18,28 +18,33 @@ import (
 const commandChild = "GANGCONF_COMMAND_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(commandChild) == "args" {
+	switch os.Getenv(commandChild) {
+	case "":
+		os.Exit(m.Run())
+	case "args":
 		NoArguments("child", "usage: child\n")
 		os.Exit(5)
+	default:
+		os.Exit(signalChild(os.Getenv(commandChild) == "hup"))
 	}
-	if os.Getenv(commandChild) != "" {
-		ctx, stop := SignalContext()
-		defer stop()
-		if os.Getenv(commandChild) == "hup" {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
-		}
-		deadline := time.After(time.Minute)
-		for ctx.Err() == nil {
-			fmt.Println("still running")
-			select {
-			case <-deadline:
-				os.Exit(4)
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-		os.Exit(3)
+}
+
+func signalChild(hangUp bool) int {
+	ctx, stop := SignalContext()
+	defer stop()
+	if hangUp {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	}
-	os.Exit(m.Run())
+	deadline := time.After(time.Minute)
+	for ctx.Err() == nil {
+		fmt.Println("still running")
+		select {
+		case <-deadline:
+			return 4
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return 3
 }
 
 // A process whose stdout reader went away, or whose terminal hung up, gets to
