@@ -168,7 +168,8 @@ func result() *Result {
 		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
 		for i := 0; i < 10; i++ {
 			lat := time.Duration(size*10+i) * time.Millisecond
-			sr.Gangs = append(sr.Gangs, GangResult{Workload: "8gpu", Size: size, Index: i, Latency: lat, Spread: lat / 10})
+			sr.Gangs = append(sr.Gangs, GangResult{Workload: "8gpu", Size: size, Index: i, Latency: lat, Spread: lat / 10,
+				Complete: time.Date(2026, 12, 1, 12, 0, size, i*1000, time.UTC)})
 			sr.Throughput = append(sr.Throughput, float64(size)/lat.Seconds())
 		}
 		r.Sizes = append(r.Sizes, sr)
@@ -243,6 +244,14 @@ func TestWriteAndPlot(t *testing.T) {
 	}
 	if len(files) != 3 {
 		t.Fatalf("plots = %v (no server-side data, so no cycle plot)", files)
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "demo.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each gang's row ends with when it was complete, to line it up with logs.
+	if want := "demo,8gpu,sequential,gang,4,9,49.000,4.900,2026-12-01T12:00:04.000009Z\n"; !strings.Contains(string(csv), want) {
+		t.Errorf("demo.csv lacks %q:\n%s", want, csv)
 	}
 	for _, f := range []string{"demo.json", "demo.csv", "bench.txt", "demo-latency.svg", "demo-latency.png", "demo-spread.svg", "demo-throughput.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

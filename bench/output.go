@@ -159,11 +159,12 @@ func (r *Result) WriteGoBench(w io.Writer) error {
 // WriteCSV writes every gang's timings.
 func (r *Result) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms"})
+	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms", "complete"})
 	for _, sr := range r.Sizes {
 		for _, g := range sr.Gangs {
 			_ = cw.Write([]string{r.Scenario.Name, sr.Workload, sr.Mode, sr.Policy, strconv.Itoa(sr.Size), strconv.Itoa(g.Index),
-				strconv.FormatFloat(float64(g.Latency)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(g.Spread)/1e6, 'f', 3, 64)})
+				strconv.FormatFloat(float64(g.Latency)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(g.Spread)/1e6, 'f', 3, 64),
+				g.Complete.UTC().Format(time.RFC3339Nano)})
 		}
 	}
 	cw.Flush()

@@ -49,6 +49,9 @@ type GangResult struct {
 	Index    int           `json:"index"`
 	Latency  time.Duration `json:"latencyNs"`
 	Spread   time.Duration `json:"bindSpreadNs"`
+	// Complete is when the gang was complete (the wall clock, so that a
+	// gang can be lined up with the components' logs).
+	Complete time.Time `json:"complete"`
 }
 
 // SizeResult is everything measured for one workload at one size.
@@ -267,7 +270,7 @@ func runOneGang(ctx context.Context, t Target, col *Collector, ns string, w Work
 		return err
 	}
 	sr.serverDelta(before, t.scrape(ctx))
-	gr := GangResult{Workload: w.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First)}
+	gr := GangResult{Workload: w.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
 	sr.Gangs = append(sr.Gangs, gr)
 	sr.Throughput = append(sr.Throughput, float64(sr.Size)/gr.Latency.Seconds())
 	return removeGang(ctx, t.Client, g)
@@ -326,7 +329,7 @@ func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string,
 			return sr, fmt.Errorf("gang %s: %d of %d members bound after %s", g.Name, times.Bound, size, gangTimeout)
 		}
 		sr.Gangs = append(sr.Gangs, GangResult{Workload: w.Name, Size: size, Index: i,
-			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First)})
+			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First), Complete: complete[i]})
 	}
 	return sr, removeAll(ctx, t.Client, ns)
 }
