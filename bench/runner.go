@@ -40,6 +40,9 @@ type Target struct {
 	// Quiet are the processes, by name, that must be quiet before each
 	// measurement (the control plane and the scheduler); none: no wait.
 	Quiet map[string]int
+	// Collect has the API server collect its garbage (see CollectEvery);
+	// nil where the harness did not start it.
+	Collect func(context.Context) error
 }
 
 // GangResult is one gang's client-side timings.
@@ -124,8 +127,8 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	res.Cost = meter.Stop()
 	res.Took = time.Since(start)
 	p := res.Pacing
-	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s); calibration medians: sort %s, memory walk %s",
-		s.Name, p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout,
+	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
+		s.Name, p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
 		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
 	return res, nil
 }
@@ -167,6 +170,7 @@ func (r *Result) Merge(next *Result) error {
 	p.Waits += q.Waits
 	p.Waited += q.Waited
 	p.Unquiet += q.Unquiet
+	p.Collections += q.Collections
 	p.Calibration.CPU = append(p.Calibration.CPU, q.Calibration.CPU...)
 	p.Calibration.Memory = append(p.Calibration.Memory, q.Calibration.Memory...)
 	r.Took += next.Took
@@ -241,7 +245,7 @@ func runSequential(ctx context.Context, t Target, col *Collector, ns string, w W
 	rs := rounds(w)
 	for r, round := range rs {
 		for _, tu := range round {
-			if err := p.pause(ctx, t.Quiet); err != nil {
+			if err := p.pause(ctx, t.Quiet, t.Collect, false); err != nil {
 				return nil, err
 			}
 			if err := runOneGang(ctx, t, col, ns, w, &srs[tu.size], tu.gang); err != nil {
@@ -281,7 +285,7 @@ func runOneGang(ctx context.Context, t Target, col *Collector, ns string, w Work
 func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w Workload, p *Pacing) ([]SizeResult, error) {
 	var srs []SizeResult
 	for _, size := range w.Sizes {
-		if err := p.pause(ctx, t.Quiet); err != nil {
+		if err := p.pause(ctx, t.Quiet, t.Collect, true); err != nil {
 			return nil, err
 		}
 		before := t.scrape(ctx)

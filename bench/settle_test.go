@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,11 +68,11 @@ func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 	var p Pacing
 	self := map[string]int{"self": os.Getpid()}
 	for i := 0; i < 3; i++ {
-		if err := p.pause(ctx, self); err != nil {
+		if err := p.pause(ctx, self, nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := p.pause(ctx, nil); err != nil {
+	if err := p.pause(ctx, nil, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	// Three waits on this idle process, none on no process; four samples.
@@ -122,5 +124,39 @@ func TestAPIServerCollectsAtAQuarterOfTheMemoryAtMost6GiB(t *testing.T) {
 		if env["GOMEMLIMIT"] != c.want || (c.want != "" && env["GOGC"] != "off") {
 			t.Errorf("%d GiB: %v, want GOMEMLIMIT=%q", c.gib, env, c.want)
 		}
+	}
+}
+
+func TestPauseHasTheAPIServerCollectWhenDueAndWaitsForIt(t *testing.T) {
+	ctx := context.Background()
+	var p Pacing
+	self := map[string]int{"self": os.Getpid()}
+	calls := 0
+	// A collection outlasting the quiet wait: the pause must not end first.
+	slow := func(context.Context) error {
+		calls++
+		time.Sleep(5 * QuietWindow)
+		return nil
+	}
+	start := time.Now()
+	if err := p.pause(ctx, self, slow, false); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || time.Since(start) < 5*QuietWindow || p.Waits != 2 {
+		t.Fatalf("first pause: %d collections, took %s, %d waits; want one, waited for, quiet again after it", calls, time.Since(start), p.Waits)
+	}
+	// Not due again until CollectEvery has passed, unless forced.
+	if err := p.pause(ctx, self, slow, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.pause(ctx, self, slow, true); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || p.Collections != 2 {
+		t.Fatalf("%d collections asked, %d counted; want 2 (first pause, forced pause)", calls, p.Collections)
+	}
+	failing := func(context.Context) error { return errors.New("403 Forbidden") }
+	if err := p.pause(ctx, self, failing, true); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("failed collection: %v; want its error", err)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/gangconf/gangconf/bench"
 	"github.com/gangconf/gangconf/bench/ceiling"
 	"github.com/gangconf/gangconf/suites/framework/harness"
@@ -128,6 +130,7 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 			t.Processes["kube-apiserver"] = pid
 		}
 		t.Quiet = controlPlane(env, t.Processes)
+		t.Collect = collectAPIServerGarbage(cs)
 		if err := settle(ctx, t.Quiet); err != nil {
 			return err
 		}
@@ -218,6 +221,15 @@ func controlPlane(env *harness.Env, metered map[string]int) map[string]int {
 		}
 	}
 	return busy
+}
+
+// collectAPIServerGarbage asks the API server for a heap profile after a
+// garbage collection (net/http/pprof's gc=1; the API server serves
+// /debug/pprof unless --profiling=false), for the collection alone.
+func collectAPIServerGarbage(cs kubernetes.Interface) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return cs.Discovery().RESTClient().Get().AbsPath("/debug/pprof/heap").Param("gc", "1").Do(ctx).Error()
+	}
 }
 
 // settle waits, before anything is timed, until the cluster has digested its
