@@ -191,6 +191,13 @@ func TestWaitExitedWaitsForTheStoppedProcesses(t *testing.T) {
 	if err := waitExited(ctx, map[string]int{"etcd": stopped.Process.Pid}, time.Second); err != nil {
 		t.Fatalf("an exited process: %v", err)
 	}
+	// Exited and not reaped (where nothing reaps the detached components):
+	// a zombie, gone for this purpose.
+	zombie := start()
+	_ = zombie.Process.Kill()
+	if err := waitExited(ctx, map[string]int{"kwok-controller": zombie.Process.Pid}, 5*time.Second); err != nil {
+		t.Fatalf("a zombie: %v", err)
+	}
 	err := waitExited(ctx, map[string]int{"etcd": stopped.Process.Pid, "kube-apiserver": running.Process.Pid}, 300*time.Millisecond)
 	want := fmt.Sprintf("kube-apiserver (PID %d)", running.Process.Pid)
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "etcd") {

@@ -14,11 +14,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/e2e-framework/support/kwok"
+
+	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
 // Gates and runtime config every gangconf cluster serves: the PodGroup API of
@@ -319,14 +320,13 @@ func (k *Kwok) pids() (map[string]int, error) {
 	return out, nil
 }
 
-// waitExited waits until none of the processes exists any more. kwokctl
-// starts them detached, so they are not this process's children and leave
-// no zombie behind.
+// waitExited waits until none of the processes runs any more (a zombie,
+// exited and not yet reaped, does not).
 func waitExited(ctx context.Context, pids map[string]int, timeout time.Duration) error {
 	running := func() []string {
 		var left []string
 		for component, pid := range pids {
-			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			if proc.Alive(pid) {
 				left = append(left, fmt.Sprintf("%s (PID %d)", component, pid))
 			}
 		}

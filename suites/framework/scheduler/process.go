@@ -3,7 +3,6 @@
 package scheduler
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
 // Process is a running scheduler started by the harness.
@@ -232,36 +233,20 @@ func StopByPIDFile(pidFile string) error {
 	if err != nil || len(lines) < 2 {
 		return fmt.Errorf("malformed PID file %s", pidFile)
 	}
-	if !runs(pid, lines[1]) {
+	if !proc.Runs(pid, lines[1]) {
 		return nil
 	}
 	// Its process group: the scheduler and anything its shell started.
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if !runs(pid, lines[1]) {
+		if !proc.Runs(pid, lines[1]) {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	return nil
-}
-
-// runs says whether pid is alive and executing binary.
-func runs(pid int, binary string) bool {
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err == nil {
-		// A zombie still has its /proc entry; it is not running.
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
-			return false
-		}
-	}
-	return strings.TrimSuffix(exe, " (deleted)") == binary
 }
 
 // Tail returns the last n lines of a file, for error messages.
