@@ -64,10 +64,10 @@ func Median(samples []time.Duration) time.Duration {
 
 // A benchmark cluster's API server collects its garbage only near its memory
 // limit (APIServerEnv): under the sweep's load once a minute, each collection
-// marking for 0.6-3.6 s. In run G1 one fell inside 8 of 696 gangs and made
+// marking for 0.6-3.6 s. In run D1 one fell inside 8 of 696 gangs and made
 // them 1.2-1.7 times as slow. The runner therefore has it collect between
 // measurements, often enough that it does not reach the limit by itself
-// (G1: 62 s or more apart): at the first pause CollectEvery after the last
+// (D1: 62 s or more apart): at the first pause CollectEvery after the last
 // collection, and before every concurrent measurement, which allocates most.
 const CollectEvery = 30 * time.Second
 
@@ -77,7 +77,7 @@ const CollectEvery = 30 * time.Second
 // only calibrates.
 func (p *Pacing) pause(ctx context.Context, pids map[string]int, collect func(context.Context) error, force bool) error {
 	var collecting chan error
-	if collect != nil && (force || p.lastCollection.IsZero() || time.Since(p.lastCollection) >= CollectEvery) {
+	if collect != nil && (force || time.Since(p.lastCollection) >= CollectEvery) {
 		// The collection overlaps the wait, which a large gang's removal
 		// needs anyway.
 		collecting = make(chan error, 1)
