@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times; 100 on every
@@ -83,13 +85,10 @@ func (m *CostMeter) Stop() []Cost {
 
 // cpuSeconds is the process's user+system CPU time.
 func cpuSeconds(pid int) (float64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := proc.StatFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("short /proc/%d/stat", pid)
 	}

@@ -4,21 +4,31 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strings"
 )
 
+// StatFields returns the fields of /proc/<pid>/stat after the command name
+// (state first, then ppid, pgrp, ...: proc(5) numbers them from 3). The
+// name is in parentheses and may hold spaces and parentheses itself.
+func StatFields(pid int) ([]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	return strings.Fields(s[i+1:]), nil
+}
+
 // Alive says whether pid exists and is not a zombie.
 func Alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// "pid (comm) state ...": comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(stat, ')')
-	return i > 0 && len(stat) > i+2 && stat[i+2] != 'Z'
+	f, err := StatFields(pid)
+	return err == nil && len(f) > 0 && f[0] != "Z"
 }
 
 // Runs says whether pid is alive and executing binary, so that a PID the

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
 func TestFreePortRefusesAPortInUse(t *testing.T) {
@@ -179,14 +181,10 @@ func liveInGroup(t *testing.T, pgid int) []string {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var live []string
 	for _, f := range stats {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// After "pid (comm)": state, ppid, pgrp.
-		i := strings.LastIndexByte(string(data), ')')
-		fields := strings.Fields(string(data)[i+1:])
-		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		fields, err := proc.StatFields(pid)
+		// State, ppid, pgrp.
+		if err == nil && len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
 			live = append(live, f)
 		}
 	}
