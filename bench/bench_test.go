@@ -71,29 +71,38 @@ func TestGangsOfFollowsTheFirstMatchingRule(t *testing.T) {
 	}
 }
 
-func TestSizesTakeTurnsEachSpreadOverTheRounds(t *testing.T) {
-	w := Workload{Sizes: []int{1, 64, 128, 1024}, Gangs: []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}}
-	rs := rounds(w)
+func TestSizesAndWorkloadsTakeTurnsEachSpreadOverTheRounds(t *testing.T) {
+	gangs := []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}
+	a := &workloadRun{Workload: Workload{Name: "a", Sizes: []int{1, 64, 128, 1024}, Gangs: gangs}}
+	b := &workloadRun{Workload: Workload{Name: "b", Sizes: []int{2, 64, 1024}, Gangs: []GangCount{{Count: 5}}}}
+	rs := rounds([]*workloadRun{a, b})
 	if len(rs) != 10 {
 		t.Fatalf("%d rounds, want 10 (the most gangs of any size)", len(rs))
 	}
-	inRounds := map[int][]int{}
-	next := map[int]int{}
+	inRounds := map[string][]int{}
+	next := map[string]int{}
 	for r, round := range rs {
 		for i, tu := range round {
-			if i > 0 && round[i-1].size >= tu.size {
-				t.Errorf("round %d: sizes not ascending: %v", r, round)
+			key := fmt.Sprintf("%s/%d", tu.run.Name, tu.run.Sizes[tu.size])
+			if i > 0 {
+				prev := round[i-1]
+				if ps, s := prev.run.Sizes[prev.size], tu.run.Sizes[tu.size]; ps > s || ps == s && prev.run.Name >= tu.run.Name {
+					t.Errorf("round %d: %s/%d before %s", r, prev.run.Name, ps, key)
+				}
 			}
-			if tu.gang != next[tu.size] {
-				t.Errorf("size %d: gang %d ran before gang %d", w.Sizes[tu.size], tu.gang, next[tu.size])
+			if tu.gang != next[key] {
+				t.Errorf("%s: gang %d ran before gang %d", key, tu.gang, next[key])
 			}
-			next[tu.size]++
-			inRounds[w.Sizes[tu.size]] = append(inRounds[w.Sizes[tu.size]], r)
+			next[key]++
+			inRounds[key] = append(inRounds[key], r)
 		}
 	}
-	for size, want := range map[int]string{1: "[0 1 2 3 4 5 6 7 8 9]", 64: "[0 1 2 3 4 5 6 7 8 9]", 128: "[0 3 6]", 1024: "[0 3 6]"} {
-		if got := fmt.Sprint(inRounds[size]); got != want {
-			t.Errorf("size %d runs in rounds %s, want %s", size, got, want)
+	for key, want := range map[string]string{
+		"a/1": "[0 1 2 3 4 5 6 7 8 9]", "a/64": "[0 1 2 3 4 5 6 7 8 9]", "a/128": "[0 3 6]", "a/1024": "[0 3 6]",
+		"b/2": "[0 2 4 6 8]", "b/64": "[0 2 4 6 8]", "b/1024": "[0 2 4 6 8]",
+	} {
+		if got := fmt.Sprint(inRounds[key]); got != want {
+			t.Errorf("%s runs in rounds %s, want %s", key, got, want)
 		}
 	}
 }

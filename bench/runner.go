@@ -20,10 +20,10 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/harness"
 )
 
-// createWorkers is how many pod creates run at once: enough that pod
-// creation outpaces any scheduler on this machine, as upstream's QPS 5000
-// client does.
-const createWorkers = 32
+// apiWorkers is how many pod creates (or deletes) run at once: enough that
+// pod creation outpaces any scheduler on this machine, as upstream's QPS
+// 5000 client does.
+const apiWorkers = 32
 
 // gangTimeout bounds the wait for one gang, or one concurrent workload.
 const gangTimeout = 10 * time.Minute
@@ -85,42 +85,75 @@ type Result struct {
 	Took        time.Duration        `json:"tookNs"`
 }
 
-// Run runs every workload of the scenario against the target.
+// workloadRun is one workload of a run with its namespace and the collector
+// watching it.
+type workloadRun struct {
+	Workload
+	ns  string
+	col *Collector
+	srs []SizeResult
+}
+
+// Run runs every workload of the scenario against the target: the
+// sequential ones together, taking turns round by round (see rounds), then
+// the concurrent ones one after another.
 func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) (*Result, error) {
 	start := time.Now()
 	meter := StartCostMeter(t.Processes)
 	res := &Result{Scenario: s}
+	var runs []*workloadRun
+	stopCollectors := func() {
+		for _, r := range runs {
+			r.col.Stop()
+		}
+	}
+	stop := func() {
+		stopCollectors()
+		meter.Stop()
+	}
+	var seq []*workloadRun
 	for _, w := range s.Workloads {
-		ns := namespaceFor(s.Name, w.Name)
-		if err := createNamespace(ctx, t.Client, ns); err != nil {
-			meter.Stop()
+		r := &workloadRun{Workload: w, ns: namespaceFor(s.Name, w.Name)}
+		if err := createNamespace(ctx, t.Client, r.ns); err != nil {
+			stop()
 			return nil, err
 		}
-		col, err := StartCollector(ctx, t.Client, ns)
+		col, err := StartCollector(ctx, t.Client, r.ns)
 		if err != nil {
-			meter.Stop()
+			stop()
 			return nil, err
 		}
-		var srs []SizeResult
+		r.col = col
+		runs = append(runs, r)
 		if w.Mode == ModeSequential {
-			srs, err = runSequential(ctx, t, col, ns, w, &res.Pacing, func(round, rounds, gangs int) {
-				logf("%s/%s round %d of %d: %d gangs", s.Name, w.Name, round, rounds, gangs)
-			})
-		} else {
-			srs, err = runConcurrent(ctx, t, col, ns, w, &res.Pacing)
+			seq = append(seq, r)
 		}
-		if err != nil {
-			col.Stop()
-			meter.Stop()
-			return nil, fmt.Errorf("%s/%s %w", s.Name, w.Name, err)
+	}
+	if len(seq) > 0 {
+		if err := runSequential(ctx, t, seq, &res.Pacing, func(round, rounds, gangs int) {
+			logf("%s round %d of %d: %d gangs (%s)", s.Name, round, rounds, gangs, time.Since(start).Round(time.Second))
+		}); err != nil {
+			stop()
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
-		for _, sr := range srs {
-			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, w.Name, sr.Size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
+	}
+	for _, r := range runs {
+		if r.Mode != ModeSequential {
+			if err := runConcurrent(ctx, t, r, &res.Pacing); err != nil {
+				stop()
+				return nil, fmt.Errorf("%s/%s %w", s.Name, r.Name, err)
+			}
 		}
-		res.Sizes = append(res.Sizes, srs...)
-		col.Stop()
-		if err := deleteNamespace(ctx, t.Client, ns); err != nil {
-			meter.Stop()
+	}
+	for _, r := range runs {
+		for _, sr := range r.srs {
+			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, r.Name, sr.Size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
+		}
+		res.Sizes = append(res.Sizes, r.srs...)
+	}
+	stopCollectors()
+	for _, r := range runs {
+		if err := deleteNamespace(ctx, t.Client, r.ns); err != nil {
 			return nil, err
 		}
 	}
@@ -199,104 +232,121 @@ func (sr *SizeResult) serverDelta(before, after Families) {
 	sr.Algorithm = sr.Algorithm.Add(after.Histogram(MetricAlgorithm, nil).Sub(before.Histogram(MetricAlgorithm, nil)))
 }
 
-// turn is one gang of a sequential workload: the index of its size in
-// Workload.Sizes, and its number among that size's gangs.
-type turn struct{ size, gang int }
+// turn is one gang of a sequential workload: the workload, the index of its
+// size in Workload.Sizes, and its number among that size's gangs.
+type turn struct {
+	run        *workloadRun
+	size, gang int
+}
 
-// rounds orders a sequential workload's gangs in rounds, each size's gangs
+// rounds orders sequential workloads' gangs in rounds, each size's gangs
 // spread evenly over them (with 10 rounds, a size of 3 gangs runs in rounds
-// 0, 3 and 6), sizes ascending within a round. Run one size after another,
-// a slow phase of the machine (an etcd compaction, a collection of the API
-// server's heap) shifted whichever size it fell on, and two runs' medians
-// of one size were up to 1.6x apart; taking turns spreads it over all sizes.
-func rounds(w Workload) [][]turn {
+// 0, 3 and 6), sizes ascending within a round and, at one size, the
+// workloads in their order. Run one size after another, a slow phase of the
+// machine (an etcd compaction, a collection of the API server's heap)
+// shifted whichever size it fell on, and two runs' medians of one size were
+// up to 1.6x apart; taking turns spreads it over all sizes. Run one
+// workload after another, the same held for workloads: in run D3 the 8-GPU
+// sizes were within 15% of run D1's at 10 of 11, the 1-GPU ones, ten
+// minutes later on a slower machine, 1.18-1.43 times D1's.
+func rounds(runs []*workloadRun) [][]turn {
 	n := 0
-	for _, size := range w.Sizes {
-		n = max(n, w.GangsOf(size))
+	for _, r := range runs {
+		for _, size := range r.Sizes {
+			n = max(n, r.GangsOf(size))
+		}
 	}
 	out := make([][]turn, n)
-	for si, size := range w.Sizes {
-		gangs := w.GangsOf(size)
-		for g := 0; g < gangs; g++ {
-			r := g * n / gangs
-			out[r] = append(out[r], turn{si, g})
+	for _, r := range runs {
+		for si, size := range r.Sizes {
+			gangs := r.GangsOf(size)
+			for g := 0; g < gangs; g++ {
+				i := g * n / gangs
+				out[i] = append(out[i], turn{r, si, g})
+			}
 		}
+	}
+	for _, round := range out {
+		// Stable: workloads stay in their order at one size.
+		slices.SortStableFunc(round, func(a, b turn) int { return a.run.Sizes[a.size] - b.run.Sizes[b.size] })
 	}
 	return out
 }
 
-// runSequential runs the workload's gangs one at a time, sizes taking turns
-// (see rounds), each gang measured alone on a quiet cluster with its
-// capacity freed again.
+// runSequential runs the sequential workloads' gangs one at a time, taking
+// turns (see rounds), each gang measured alone on a quiet cluster with its
+// capacity freed again, and leaves each workload's results in its srs.
 //
-// One gang of the largest size runs first and is not recorded: the first
-// gang of a size above 128 took 1.2 to 1.7 times as long as the others of its
-// size in every run here, while the API server's and the scheduler's heaps
-// grew to hold it.
-func runSequential(ctx context.Context, t Target, col *Collector, ns string, w Workload, p *Pacing, progress func(round, rounds, gangs int)) ([]SizeResult, error) {
-	srs := make([]SizeResult, len(w.Sizes))
-	for i, size := range w.Sizes {
-		srs[i] = SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
+// One gang of each workload's largest size runs first and is not recorded:
+// the first gang of a size above 128 took 1.2 to 1.7 times as long as the
+// others of its size in every run here, while the API server's and the
+// scheduler's heaps grew to hold it.
+func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing, progress func(round, rounds, gangs int)) error {
+	for _, r := range runs {
+		r.srs = make([]SizeResult, len(r.Sizes))
+		for i, size := range r.Sizes {
+			r.srs[i] = SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
+		}
+		warmup := SizeResult{Size: slices.Max(r.Sizes)}
+		if err := runOneGang(ctx, t, r, &warmup, warmupGang); err != nil {
+			return fmt.Errorf("%s warm-up gang of size %d: %w", r.Name, warmup.Size, err)
+		}
 	}
-	warmup := SizeResult{Size: slices.Max(w.Sizes)}
-	if err := runOneGang(ctx, t, col, ns, w, &warmup, warmupGang); err != nil {
-		return nil, fmt.Errorf("warm-up gang of size %d: %w", warmup.Size, err)
-	}
-	rs := rounds(w)
-	for r, round := range rs {
+	rs := rounds(runs)
+	for i, round := range rs {
 		for _, tu := range round {
 			if err := p.pause(ctx, t.Quiet, t.Collect, false); err != nil {
-				return nil, err
+				return err
 			}
-			if err := runOneGang(ctx, t, col, ns, w, &srs[tu.size], tu.gang); err != nil {
-				return nil, fmt.Errorf("size %d: %w", srs[tu.size].Size, err)
+			sr := &tu.run.srs[tu.size]
+			if err := runOneGang(ctx, t, tu.run, sr, tu.gang); err != nil {
+				return fmt.Errorf("%s size %d: %w", tu.run.Name, sr.Size, err)
 			}
 		}
-		progress(r+1, len(rs), len(round))
+		progress(i+1, len(rs), len(round))
 	}
-	return srs, nil
+	return nil
 }
 
 // runOneGang creates gang number i of the size, waits until it is bound,
 // records its timings and the scheduler's histograms meanwhile, and removes
 // it again.
-func runOneGang(ctx context.Context, t Target, col *Collector, ns string, w Workload, sr *SizeResult, i int) error {
-	g := newGang(t, ns, w, sr.Size, i)
+func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i int) error {
+	g := newGang(t, r.ns, r.Workload, sr.Size, i)
 	before := t.scrape(ctx)
 	complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
 	if err != nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, gangTimeout)
-	times, err := col.WaitGang(wctx, g.Name, sr.Size)
+	times, err := r.col.WaitGang(wctx, g.Name, sr.Size)
 	cancel()
 	if err != nil {
 		return err
 	}
 	sr.serverDelta(before, t.scrape(ctx))
-	gr := GangResult{Workload: w.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
+	gr := GangResult{Workload: r.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
 	sr.Gangs = append(sr.Gangs, gr)
 	sr.Throughput = append(sr.Throughput, float64(sr.Size)/gr.Latency.Seconds())
 	return removeGang(ctx, t.Client, g)
 }
 
 // runConcurrent runs the workload's sizes one after another, all gangs of a
-// size at once.
-func runConcurrent(ctx context.Context, t Target, col *Collector, ns string, w Workload, p *Pacing) ([]SizeResult, error) {
-	var srs []SizeResult
-	for _, size := range w.Sizes {
+// size at once, and leaves the results in r.srs.
+func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) error {
+	for _, size := range r.Sizes {
 		if err := p.pause(ctx, t.Quiet, t.Collect, true); err != nil {
-			return nil, err
+			return err
 		}
 		before := t.scrape(ctx)
-		sr, err := runConcurrentSize(ctx, t, col, ns, w, size)
+		sr, err := runConcurrentSize(ctx, t, r.col, r.ns, r.Workload, size)
 		if err != nil {
-			return nil, fmt.Errorf("size %d: %w", size, err)
+			return fmt.Errorf("size %d: %w", size, err)
 		}
 		sr.serverDelta(before, t.scrape(ctx))
-		srs = append(srs, sr)
+		r.srs = append(r.srs, sr)
 	}
-	return srs, nil
+	return nil
 }
 
 // runConcurrentSize creates all the size's gangs at once and samples how
@@ -335,7 +385,7 @@ func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string,
 		sr.Gangs = append(sr.Gangs, GangResult{Workload: w.Name, Size: size, Index: i,
 			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First), Complete: complete[i]})
 	}
-	return sr, removeAll(ctx, t.Client, ns)
+	return sr, removeAll(ctx, t.Client, ns, gangs)
 }
 
 // warmupGang is the index of a sequential workload's unrecorded first gang.
@@ -357,44 +407,58 @@ func newGang(t Target, ns string, w Workload, size, i int) *gang.Gang {
 // workers, and returns for each gang the moment it was complete: when the
 // create call of its last member returned.
 func createGangs(ctx context.Context, cs kubernetes.Interface, gangs []*gang.Gang) ([]time.Time, error) {
-	type job struct{ g, member int }
-	jobs := make(chan job)
+	type member struct{ g, i int }
+	var members []member
 	left := make([]atomic.Int64, len(gangs))
 	complete := make([]time.Time, len(gangs))
-	for i, g := range gangs {
+	for gi, g := range gangs {
 		if _, err := g.CreatePodGroup(ctx, cs); err != nil {
 			return nil, fmt.Errorf("create podgroup %s: %w", g.Name, err)
 		}
-		left[i].Store(int64(g.Members))
+		left[gi].Store(int64(g.Members))
+		for i := 0; i < g.Members; i++ {
+			members = append(members, member{gi, i})
+		}
 	}
+	err := inParallel(len(members), func(j int) error {
+		m := members[j]
+		if err := gangs[m.g].CreatePods(ctx, cs, m.i, m.i+1); err != nil {
+			return err
+		}
+		if left[m.g].Add(-1) == 0 {
+			complete[m.g] = time.Now()
+		}
+		return nil
+	})
+	return complete, err
+}
+
+// inParallel calls do for 0 to n-1, apiWorkers calls at a time, and
+// returns the first error.
+func inParallel(n int, do func(i int) error) error {
+	next := make(chan int)
 	var wg sync.WaitGroup
 	var firstErr atomic.Value
-	for w := 0; w < createWorkers; w++ {
+	for w := 0; w < min(apiWorkers, n); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				if err := gangs[j.g].CreatePods(ctx, cs, j.member, j.member+1); err != nil {
+			for i := range next {
+				if err := do(i); err != nil {
 					firstErr.CompareAndSwap(nil, err)
-					continue
-				}
-				if left[j.g].Add(-1) == 0 {
-					complete[j.g] = time.Now()
 				}
 			}
 		}()
 	}
-	for gi, g := range gangs {
-		for m := 0; m < g.Members; m++ {
-			jobs <- job{gi, m}
-		}
+	for i := 0; i < n; i++ {
+		next <- i
 	}
-	close(jobs)
+	close(next)
 	wg.Wait()
 	if err, ok := firstErr.Load().(error); ok {
-		return nil, err
+		return err
 	}
-	return complete, nil
+	return nil
 }
 
 // removeGang deletes the gang's pods and PodGroup, and waits until the pods
@@ -403,21 +467,40 @@ func removeGang(ctx context.Context, cs kubernetes.Interface, g *gang.Gang) erro
 	if err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Delete(ctx, g.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
+	deletePods(ctx, cs, g.Namespace, g.PodNames())
 	return removePods(ctx, cs, g.Namespace, g.Selector())
 }
 
-// removeAll deletes every gang of the namespace at once: one call for the
-// pods and one for the PodGroups, not one per gang.
-func removeAll(ctx context.Context, cs kubernetes.Interface, ns string) error {
+// removeAll deletes every gang of the namespace at once.
+func removeAll(ctx context.Context, cs kubernetes.Interface, ns string, gangs []*gang.Gang) error {
 	if err := cs.SchedulingV1beta1().PodGroups(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		return err
 	}
+	var names []string
+	for _, g := range gangs {
+		names = append(names, g.PodNames()...)
+	}
+	deletePods(ctx, cs, ns, names)
 	return removePods(ctx, cs, ns, "")
 }
 
-// removePods deletes the selected pods and waits until they are gone. A
-// delete of thousands of pods can outlast the API server's request timeout
-// (the call then fails part-way), so it is issued again until none is left.
+// deletePods deletes the named pods without a grace period, many at once.
+// A collection delete removes one pod after another inside the API server
+// (its --delete-collection-workers is 1 by default): a gang of 1024 took
+// 8.5-13 s to go here, longer than it took to place, and one at a time
+// through 32 workers 4.2-7 s (runs P2 and P3). A delete that fails is left
+// to removePods, which runs after.
+func deletePods(ctx context.Context, cs kubernetes.Interface, ns string, names []string) {
+	zero := int64(0)
+	_ = inParallel(len(names), func(i int) error {
+		return cs.CoreV1().Pods(ns).Delete(ctx, names[i], metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	})
+}
+
+// removePods deletes the selected pods that are left and waits until they
+// are gone. A delete of thousands of pods can outlast the API server's
+// request timeout (the call then fails part-way), so it is issued again
+// until none is left.
 func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector string) error {
 	zero := int64(0)
 	sel := metav1.ListOptions{LabelSelector: selector}
