@@ -154,6 +154,7 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	stopCollectors()
 	for _, r := range runs {
 		if err := deleteNamespace(ctx, t.Client, r.ns); err != nil {
+			meter.Stop()
 			return nil, err
 		}
 	}
@@ -487,9 +488,9 @@ func removeAll(ctx context.Context, cs kubernetes.Interface, ns string, gangs []
 // deletePods deletes the named pods without a grace period, many at once.
 // A collection delete removes one pod after another inside the API server
 // (its --delete-collection-workers is 1 by default): a gang of 1024 took
-// 8.5-13 s to go here, longer than it took to place, and one at a time
-// through 32 workers 4.2-7 s (runs P2 and P3). A delete that fails is left
-// to removePods, which runs after.
+// 7.9-15 s to go here, longer than it took to place, and one pod at a time
+// through 32 workers 3.4-6.9 s (runs P2 and P3). A delete that fails is
+// left to removePods, which runs after.
 func deletePods(ctx context.Context, cs kubernetes.Interface, ns string, names []string) {
 	zero := int64(0)
 	_ = inParallel(len(names), func(i int) error {
