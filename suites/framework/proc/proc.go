@@ -13,22 +13,39 @@ import (
 // (state first, then ppid, pgrp, ...: proc(5) numbers them from 3). The
 // name is in parentheses and may hold spaces and parentheses itself.
 func StatFields(pid int) ([]string, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return statFields(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+func statFields(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
+		return nil, fmt.Errorf("malformed %s", path)
 	}
 	return strings.Fields(s[i+1:]), nil
 }
 
-// Alive says whether pid exists and is not a zombie.
+// Alive says whether pid exists and any of its threads has not exited. The
+// process's own entry shows the main thread, a zombie as soon as that thread
+// is done, while the others may still be exiting with the process's files
+// open: a kube-apiserver restarted then could not listen on its port, the
+// old one's socket still open ("address already in use").
 func Alive(pid int) bool {
-	f, err := StatFields(pid)
-	return err == nil && len(f) > 0 && f[0] != "Z"
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		f, err := statFields(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err == nil && len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }
 
 // Runs says whether pid is alive and executing binary, so that a PID the
