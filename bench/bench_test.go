@@ -202,16 +202,20 @@ func TestDataItemsCarryTheSameLabelKeys(t *testing.T) {
 	}
 }
 
-func TestGoBenchFormatIsOneLinePerGangAndCalibration(t *testing.T) {
+func TestGoBenchFormatIsOneLinePerGangCalibrationAndProcess(t *testing.T) {
+	r := result()
+	r.Cost = []Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 300.4}}
+	r.PodsBound = 1000
 	var b bytes.Buffer
-	if err := result().WriteGoBench(&b); err != nil {
+	if err := r.WriteGoBench(&b); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 33 || lines[0] != "BenchmarkCalibration/demo/cpu \t1\t4000000 ns/op" ||
-		lines[2] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
-		lines[3] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
-		t.Fatalf("%d lines: %q", len(lines), lines[:4])
+	if len(lines) != 34 || lines[0] != "BenchmarkCost/demo/scheduler \t1\t3000000 cpu-ns/pod\t300 peak-MiB" ||
+		lines[1] != "BenchmarkCalibration/demo/cpu \t1\t4000000 ns/op" ||
+		lines[3] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
+		lines[4] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
+		t.Fatalf("%d lines: %q", len(lines), lines[:5])
 	}
 }
 
@@ -222,6 +226,7 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 	next.Sizes[0].Attempt = Histogram{Upper: []float64{1, math.Inf(1)}, Cum: []uint64{2, 3}, Count: 3}
 	next.Sizes = append(next.Sizes, SizeResult{Workload: "8gpu", Size: 8, Gangs: []GangResult{{Size: 8}}})
 	next.Pacing.Waits, next.Took = 4, time.Second
+	r.PodsBound, next.PodsBound = 100, 50
 	if err := r.Merge(next); err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +235,8 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 		t.Fatalf("sizes = %d, size 1: %d gangs, last index %d, %d throughput samples, %d attempts",
 			len(r.Sizes), len(one.Gangs), one.Gangs[len(one.Gangs)-1].Index, len(one.Throughput), one.Attempt.Count)
 	}
-	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) {
-		t.Errorf("cost = %v, want %v", r.Cost, want)
+	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) || r.PodsBound != 150 {
+		t.Errorf("cost = %v for %d pods, want %v for 150", r.Cost, r.PodsBound, want)
 	}
 	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second {
 		t.Errorf("pacing = %+v, took %s", r.Pacing, r.Took)

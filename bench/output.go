@@ -132,8 +132,20 @@ func serverSummary(h Histogram) (Summary, string) {
 // WriteGoBench writes one line per gang in Go benchmark format, so that
 // benchstat can compare two runs: ns/op is the gang latency. The calibration
 // samples come as BenchmarkCalibration/<scenario>/{cpu,memory}, so that the
-// comparison also shows how much faster or slower the machine itself ran.
+// comparison also shows how much faster or slower the machine itself ran;
+// and each process's CPU time per pod bound and peak memory as
+// BenchmarkCost/<scenario>/<process>: between two runs of one scheduler, an
+// API server that spent more CPU per pod in step with the latencies says the
+// same work ran on a slower machine.
 func (r *Result) WriteGoBench(w io.Writer) error {
+	if r.PodsBound > 0 {
+		for _, c := range r.Cost {
+			if _, err := fmt.Fprintf(w, "BenchmarkCost/%s/%s \t1\t%.0f cpu-ns/pod\t%.0f peak-MiB\n",
+				r.Scenario.Name, c.Process, c.CPUSeconds*1e9/float64(r.PodsBound), c.PeakRSSMiB); err != nil {
+				return err
+			}
+		}
+	}
 	c := r.Pacing.Calibration
 	for _, series := range []struct {
 		name    string

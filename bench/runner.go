@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,8 +81,11 @@ type Result struct {
 	Environment *harness.Environment `json:"environment,omitempty"`
 	Sizes       []SizeResult         `json:"sizes"`
 	Cost        []Cost               `json:"cost"`
-	Pacing      Pacing               `json:"pacing"`
-	Took        time.Duration        `json:"tookNs"`
+	// PodsBound counts every pod bound during the scenario, warm-up gangs'
+	// too: the work that Cost paid for.
+	PodsBound int           `json:"podsBound"`
+	Pacing    Pacing        `json:"pacing"`
+	Took      time.Duration `json:"tookNs"`
 }
 
 // workloadRun is one workload of a run with its namespace and the collector
@@ -153,6 +156,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	}
 	stopCollectors()
 	for _, r := range runs {
+		res.PodsBound += r.col.Total()
+	}
+	for _, r := range runs {
 		if err := deleteNamespace(ctx, t.Client, r.ns); err != nil {
 			meter.Stop()
 			return nil, err
@@ -200,6 +206,7 @@ func (r *Result) Merge(next *Result) error {
 		r.Cost[i].CPUSeconds += c.CPUSeconds
 		r.Cost[i].PeakRSSMiB = max(r.Cost[i].PeakRSSMiB, c.PeakRSSMiB)
 	}
+	r.PodsBound += next.PodsBound
 	p, q := &r.Pacing, next.Pacing
 	p.Waits += q.Waits
 	p.Waited += q.Waited
@@ -340,7 +347,7 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 			return err
 		}
 		before := t.scrape(ctx)
-		sr, err := runConcurrentSize(ctx, t, r.col, r.ns, r.Workload, size)
+		sr, err := runConcurrentSize(ctx, t, r, size)
 		if err != nil {
 			return fmt.Errorf("size %d: %w", size, err)
 		}
@@ -352,13 +359,13 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 
 // runConcurrentSize creates all the size's gangs at once and samples how
 // many pods are bound each second until all are.
-func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string, w Workload, size int) (SizeResult, error) {
-	sr := SizeResult{Workload: w.Name, Mode: w.Mode, Policy: w.Policy, Size: size}
+func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int) (SizeResult, error) {
+	sr := SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 	var gangs []*gang.Gang
-	for i := 0; i < w.GangsOf(size); i++ {
-		gangs = append(gangs, newGang(t, ns, w, size, i))
+	for i := 0; i < r.GangsOf(size); i++ {
+		gangs = append(gangs, newGang(t, r.ns, r.Workload, size, i))
 	}
-	base := col.Total()
+	base := r.col.Total()
 	last := base
 	sampling := make(chan struct{})
 	var samples []float64
@@ -367,7 +374,7 @@ func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string,
 		defer close(sampling)
 		wctx, cancel := context.WithTimeout(ctx, gangTimeout)
 		defer cancel()
-		_ = col.WaitTotal(wctx, base+size*len(gangs), func(_ time.Time, total int) {
+		_ = r.col.WaitTotal(wctx, base+size*len(gangs), func(_ time.Time, total int) {
 			samples = append(samples, float64(total-last))
 			last = total
 		})
@@ -379,14 +386,14 @@ func runConcurrentSize(ctx context.Context, t Target, col *Collector, ns string,
 	<-sampling
 	sr.Throughput = samples
 	for i, g := range gangs {
-		times := col.Gang(g.Name)
+		times := r.col.Gang(g.Name)
 		if times.Bound < size {
 			return sr, fmt.Errorf("gang %s: %d of %d members bound after %s", g.Name, times.Bound, size, gangTimeout)
 		}
-		sr.Gangs = append(sr.Gangs, GangResult{Workload: w.Name, Size: size, Index: i,
+		sr.Gangs = append(sr.Gangs, GangResult{Workload: r.Name, Size: size, Index: i,
 			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First), Complete: complete[i]})
 	}
-	return sr, removeAll(ctx, t.Client, ns, gangs)
+	return sr, removeAll(ctx, t.Client, r.ns, gangs)
 }
 
 // warmupGang is the index of a sequential workload's unrecorded first gang.
@@ -435,31 +442,15 @@ func createGangs(ctx context.Context, cs kubernetes.Interface, gangs []*gang.Gan
 }
 
 // inParallel calls do for 0 to n-1, apiWorkers calls at a time, and
-// returns the first error.
+// returns the first error once all calls are done: a delete that fails is
+// left to the collection delete that follows (removePods).
 func inParallel(n int, do func(i int) error) error {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var firstErr atomic.Value
-	for w := 0; w < min(apiWorkers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := do(i); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-				}
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(apiWorkers)
 	for i := 0; i < n; i++ {
-		next <- i
+		g.Go(func() error { return do(i) })
 	}
-	close(next)
-	wg.Wait()
-	if err, ok := firstErr.Load().(error); ok {
-		return err
-	}
-	return nil
+	return g.Wait()
 }
 
 // removeGang deletes the gang's pods and PodGroup, and waits until the pods

@@ -8,12 +8,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	kwokconfig "sigs.k8s.io/kwok/pkg/apis/config/v1alpha1"
 	"sigs.k8s.io/yaml"
@@ -82,6 +85,27 @@ func TestCreateNodesAndWaitReady(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCreateNodesStopsAtTheFirstError(t *testing.T) {
+	cs := fake.NewClientset()
+	var creates atomic.Int64
+	cs.PrependReactor("create", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if creates.Add(1) > 10 {
+			return true, nil, errors.New("etcdserver: no space")
+		}
+		return false, nil, nil
+	})
+	s := ciSmall(t)
+	s.Set.Count = 5000
+	err := CreateNodes(context.Background(), cs, s)
+	if err == nil || !strings.Contains(err.Error(), "etcdserver: no space") || !strings.Contains(err.Error(), "create node gpu-8x-") {
+		t.Fatalf("err = %v", err)
+	}
+	// At most one create per worker after the first failure.
+	if n := creates.Load(); n > 10+2*nodeWorkers {
+		t.Errorf("%d creates tried after the first error, want the rest abandoned", n)
 	}
 }
 

@@ -3,10 +3,9 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,32 +107,18 @@ func (s NodeSpec) Selector() labels.Selector {
 // CreateNodes creates the spec's nodes in parallel. Nodes that already exist
 // are left as they are.
 func CreateNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error {
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	errs := make(chan error, nodeWorkers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for w := 0; w < nodeWorkers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= s.Set.Count || ctx.Err() != nil {
-					return
-				}
-				_, err := cs.CoreV1().Nodes().Create(ctx, s.Node(i), metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
-					errs <- fmt.Errorf("create node %s: %w", s.name(i), err)
-					cancel()
-					return
-				}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(nodeWorkers)
+	for i := 0; i < s.Set.Count && gctx.Err() == nil; i++ {
+		g.Go(func() error {
+			_, err := cs.CoreV1().Nodes().Create(gctx, s.Node(i), metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("create node %s: %w", s.name(i), err)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return g.Wait()
 }
 
 // WaitNodesReady blocks until n nodes matching sel report Ready, watching
