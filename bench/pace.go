@@ -17,9 +17,13 @@ const (
 	// QuietLimit is the CPU use, in cores, under which the control plane
 	// and the scheduler together count as quiet; an idle gpu-5k cluster uses
 	// about 0.04 here.
-	QuietLimit    = 0.2
-	QuietWindow   = 300 * time.Millisecond
-	quietInterval = 100 * time.Millisecond
+	QuietLimit = 0.2
+	// QuietWindow is the floor of every wait, paid 696 times in the sweep:
+	// at 300 ms it took 3.5 of its 4 min of waits (runs B1, B2), while
+	// CPU time came in 10 ms ticks. cpuTime counts nanoseconds, and a tenth
+	// of a second tells a quiet cluster from one still busy removing a gang.
+	QuietWindow   = 100 * time.Millisecond
+	quietInterval = 25 * time.Millisecond
 	// QuietTimeout bounds one wait; a cluster busy with someone else's work
 	// is measured anyway, and the result counts it.
 	QuietTimeout = 10 * time.Second

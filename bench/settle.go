@@ -54,8 +54,8 @@ func settle(ctx context.Context, pids map[string]int, limit float64, window, tim
 	total := func() float64 {
 		sum := 0.0
 		for _, pid := range pids {
-			if c, err := cpuSeconds(pid); err == nil {
-				sum += c
+			if c, err := cpuTime(pid); err == nil {
+				sum += c.Seconds()
 			}
 		}
 		return sum

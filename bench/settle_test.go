@@ -160,3 +160,58 @@ func TestPauseHasTheAPIServerCollectWhenDueAndWaitsForIt(t *testing.T) {
 		t.Fatalf("failed collection: %v; want its error", err)
 	}
 }
+
+// cpuTime sums all threads, and to the nanosecond where cpuSeconds counts
+// 10 ms ticks: two goroutines spin until it has advanced 300 ms, and
+// cpuSeconds must have seen about as much.
+func TestCPUTimeCountsEveryThreadFinerThanATick(t *testing.T) {
+	if !haveSchedstat {
+		t.Skip("the kernel keeps no schedstat")
+	}
+	self := os.Getpid()
+	before, err := cpuTime(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticksBefore, _ := cpuSeconds(self)
+	stop := make(chan struct{})
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	var spent time.Duration
+	deadline := time.Now().Add(20 * time.Second)
+	for spent < 300*time.Millisecond && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		now, err := cpuTime(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent = now - before
+	}
+	close(stop)
+	ticksAfter, _ := cpuSeconds(self)
+	ticks := time.Duration((ticksAfter - ticksBefore) * float64(time.Second))
+	if spent < 300*time.Millisecond || ticks < spent-50*time.Millisecond || ticks > spent+100*time.Millisecond {
+		t.Fatalf("cpuTime saw %s, /proc/<pid>/stat %s", spent, ticks)
+	}
+	if spent%(10*time.Millisecond) == 0 {
+		t.Errorf("cpuTime %s is a whole number of ticks", spent)
+	}
+}
+
+func BenchmarkCPUTime(b *testing.B) {
+	self := os.Getpid()
+	for b.Loop() {
+		if _, err := cpuTime(self); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
