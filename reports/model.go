@@ -78,7 +78,7 @@ type Control struct {
 type Scenario struct {
 	Name string
 	Rows []BenchRow
-	Cost []bench.Cost
+	Cost []ProcessCost
 	// Calibration medians in ms and the samples behind them (see
 	// bench.Pacing); zero in results from before they were recorded.
 	CalibrationSort, CalibrationMemory float64
@@ -87,6 +87,14 @@ type Scenario struct {
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
 	Environment *harness.Environment
+}
+
+// ProcessCost is what one process spent on the scenario.
+type ProcessCost struct {
+	bench.Cost
+	// PerPodMs is its CPU time per pod bound, ms; zero in results from
+	// before they counted the pods.
+	PerPodMs float64
 }
 
 // BenchRow is one workload at one size.
@@ -267,6 +275,7 @@ func (m *Model) loadBench(dir, baseline string) {
 		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
 		var raw struct {
 			Cost        []bench.Cost         `json:"cost"`
+			PodsBound   int                  `json:"podsBound"`
 			Pacing      bench.Pacing         `json:"pacing"`
 			Environment *harness.Environment `json:"environment"`
 		}
@@ -280,8 +289,15 @@ func (m *Model) loadBench(dir, baseline string) {
 			continue
 		}
 		c := raw.Pacing.Calibration
-		sc := Scenario{Name: name, Cost: raw.Cost, Rows: rows(items, base), Environment: raw.Environment,
+		sc := Scenario{Name: name, Rows: rows(items, base), Environment: raw.Environment,
 			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
+		for _, pc := range raw.Cost {
+			row := ProcessCost{Cost: pc}
+			if raw.PodsBound > 0 {
+				row.PerPodMs = pc.CPUSeconds * 1000 / float64(raw.PodsBound)
+			}
+			sc.Cost = append(sc.Cost, row)
+		}
 		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
 		sort.Strings(plots)
 		for _, p := range plots {
