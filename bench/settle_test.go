@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Per-second CPU use of gpu-5k's control plane after its nodes turned Ready,
@@ -46,17 +48,7 @@ func TestSettleWaitsForBusyProcessesAndGivesUp(t *testing.T) {
 		t.Fatalf("idle process: waited %s, settled %v, %v", waited, ok, err)
 	}
 	// A process busy on one core never goes under a tenth of a core.
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-		}
-	}()
+	defer spin(1)()
 	waited, ok, err = settle(ctx, self, 0.1, 100*time.Millisecond, 500*time.Millisecond, 50*time.Millisecond)
 	if err != nil || ok || waited < 500*time.Millisecond {
 		t.Fatalf("busy process: waited %s, settled %v, %v; want a give-up after the timeout", waited, ok, err)
@@ -174,29 +166,17 @@ func TestCPUTimeCountsEveryThreadFinerThanATick(t *testing.T) {
 		t.Fatal(err)
 	}
 	ticksBefore, _ := cpuSeconds(self)
-	stop := make(chan struct{})
-	for range 2 {
-		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-			}
-		}()
-	}
+	stop := spin(2)
 	var spent time.Duration
-	deadline := time.Now().Add(20 * time.Second)
-	for spent < 300*time.Millisecond && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	err = wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 20*time.Second, false, func(context.Context) (bool, error) {
 		now, err := cpuTime(self)
-		if err != nil {
-			t.Fatal(err)
-		}
 		spent = now - before
+		return spent >= 300*time.Millisecond, err
+	})
+	stop()
+	if err != nil {
+		t.Fatalf("after %s of CPU time: %v", spent, err)
 	}
-	close(stop)
 	ticksAfter, _ := cpuSeconds(self)
 	ticks := time.Duration((ticksAfter - ticksBefore) * float64(time.Second))
 	if spent < 300*time.Millisecond || ticks < spent-50*time.Millisecond || ticks > spent+100*time.Millisecond {
@@ -205,6 +185,23 @@ func TestCPUTimeCountsEveryThreadFinerThanATick(t *testing.T) {
 	if spent%(10*time.Millisecond) == 0 {
 		t.Errorf("cpuTime %s is a whole number of ticks", spent)
 	}
+}
+
+// spin keeps n goroutines busy until the returned stop is called.
+func spin(n int) (stop func()) {
+	done := make(chan struct{})
+	for range n {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	return func() { close(done) }
 }
 
 func BenchmarkCPUTime(b *testing.B) {
