@@ -22,6 +22,15 @@ type Cost struct {
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
 }
 
+// PerPod is the process's CPU time per pod bound (see Result.PodsBound);
+// zero without pods.
+func (c Cost) PerPod(pods int) time.Duration {
+	if pods <= 0 {
+		return 0
+	}
+	return time.Duration(c.CPUSeconds * float64(time.Second) / float64(pods))
+}
+
 // CostMeter samples processes' CPU time and resident memory once a second.
 type CostMeter struct {
 	pids  map[string]int

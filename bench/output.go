@@ -140,8 +140,8 @@ func serverSummary(h Histogram) (Summary, string) {
 func (r *Result) WriteGoBench(w io.Writer) error {
 	if r.PodsBound > 0 {
 		for _, c := range r.Cost {
-			if _, err := fmt.Fprintf(w, "BenchmarkCost/%s/%s \t1\t%.0f cpu-ns/pod\t%.0f peak-MiB\n",
-				r.Scenario.Name, c.Process, c.CPUSeconds*1e9/float64(r.PodsBound), c.PeakRSSMiB); err != nil {
+			if _, err := fmt.Fprintf(w, "BenchmarkCost/%s/%s \t1\t%d cpu-ns/pod\t%.0f peak-MiB\n",
+				r.Scenario.Name, c.Process, c.PerPod(r.PodsBound).Nanoseconds(), c.PeakRSSMiB); err != nil {
 				return err
 			}
 		}

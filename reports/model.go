@@ -292,11 +292,7 @@ func (m *Model) loadBench(dir, baseline string) {
 		sc := Scenario{Name: name, Rows: rows(items, base), Environment: raw.Environment,
 			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		for _, pc := range raw.Cost {
-			row := ProcessCost{Cost: pc}
-			if raw.PodsBound > 0 {
-				row.PerPodMs = pc.CPUSeconds * 1000 / float64(raw.PodsBound)
-			}
-			sc.Cost = append(sc.Cost, row)
+			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(raw.PodsBound))})
 		}
 		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
 		sort.Strings(plots)
