@@ -104,8 +104,8 @@ func (s NodeSpec) Selector() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{LabelNodeSet: s.SetName})
 }
 
-// CreateNodes creates the spec's nodes in parallel. Nodes that already exist
-// are left as they are.
+// CreateNodes creates the spec's nodes in parallel, and stops at the first
+// error. Nodes that already exist are left as they are.
 func CreateNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(nodeWorkers)
