@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // mainThreadExits, set in the environment, makes the test binary a process
@@ -31,6 +34,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// eventually polls cond every 10 ms until it holds or timeout has passed,
+// and says whether it held.
+func eventually(timeout time.Duration, cond func() bool) bool {
+	return wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, timeout, true,
+		func(context.Context) (bool, error) { return cond(), nil }) == nil
+}
+
 func TestAProcessWhoseMainThreadExitedFirstIsAliveUntilAllHave(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), mainThreadExits+"=1")
@@ -46,19 +56,15 @@ func TestAProcessWhoseMainThreadExitedFirstIsAliveUntilAllHave(t *testing.T) {
 		}
 		return f[0]
 	}
-	for deadline := time.Now().Add(10 * time.Second); mainThreadState() != "Z"; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the main thread did not exit alone within 10s (state %q)", mainThreadState())
-		}
+	if !eventually(10*time.Second, func() bool { return mainThreadState() == "Z" }) {
+		t.Fatalf("the main thread did not exit alone within 10s (state %q)", mainThreadState())
 	}
 	if !Alive(pid) {
 		t.Fatal("a process whose main thread is a zombie and whose other threads run counts as gone")
 	}
 	_ = cmd.Process.Kill()
-	for deadline := time.Now().Add(5 * time.Second); Alive(pid); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("killed, still alive after 5s")
-		}
+	if !eventually(5*time.Second, func() bool { return !Alive(pid) }) {
+		t.Fatal("killed, still alive after 5s")
 	}
 }
 
@@ -82,9 +88,7 @@ func TestAZombieIsNotAliveAndAnotherBinaryDoesNotRun(t *testing.T) {
 	}
 	// Killed and not reaped: a zombie, whose /proc entry stays.
 	_ = cmd.Process.Kill()
-	for deadline := time.Now().Add(5 * time.Second); Alive(pid) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually(5*time.Second, func() bool { return !Alive(pid) })
 	if _, err := os.Stat(entry); err != nil {
 		t.Fatalf("no zombie to look at: %v", err)
 	}
