@@ -153,11 +153,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, r.Name, sr.Size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
 		}
 		res.Sizes = append(res.Sizes, r.srs...)
-	}
-	stopCollectors()
-	for _, r := range runs {
 		res.PodsBound += r.col.Total()
 	}
+	stopCollectors()
 	for _, r := range runs {
 		if err := deleteNamespace(ctx, t.Client, r.ns); err != nil {
 			meter.Stop()
