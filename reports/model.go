@@ -7,6 +7,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,7 +84,9 @@ type Scenario struct {
 	// bench.Pacing); zero in results from before they were recorded.
 	CalibrationSort, CalibrationMemory float64
 	CalibrationSamples                 int
-	Plots                              []Plot
+	// Agreement with the baseline run; nil without one.
+	Agreement *Agreement
+	Plots     []Plot
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
 	Environment *harness.Environment
@@ -97,6 +100,36 @@ type ProcessCost struct {
 	PerPodMs float64
 }
 
+// AgreeWithin is gangconf's reproducibility target: two runs of a scenario
+// give every size's latency median within 15% of each other.
+const AgreeWithin = 1.15
+
+// Agreement is a scenario against the baseline run: how many sizes' latency
+// medians meet AgreeWithin, and how far the machine's speed moved meanwhile,
+// told by the processes' own CPU time per pod bound and by the calibration.
+// Two runs of one scheduler whose API server spent some percent more CPU
+// per pod ran on a machine about that much slower (README, Benchmarks).
+type Agreement struct {
+	Within, Compared int
+	// Farthest is the row whose ratio lies farthest from 1.
+	Farthest BenchRow
+	// Geomean is the ratios' geometric mean.
+	Geomean float64
+	// Cost is each process's CPU time per pod bound over the baseline's.
+	Cost []CostRatio
+	// Calibration medians over the baseline's; zero when a run lacks them.
+	SortRatio, MemoryRatio float64
+}
+
+// TargetPercent is AgreeWithin as the report words it.
+func (Agreement) TargetPercent() int { return int(math.Round((AgreeWithin - 1) * 100)) }
+
+// CostRatio is one process's CPU time per pod bound over the baseline's.
+type CostRatio struct {
+	Process string
+	Ratio   float64
+}
+
 // BenchRow is one workload at one size.
 type BenchRow struct {
 	Workload, Size, Mode, Policy string
@@ -106,8 +139,9 @@ type BenchRow struct {
 	Throughput float64
 	// Server-side attempt duration p50 (ms) and the bucket it lies in; empty
 	// when the scheduler exposes none.
-	ServerP50     string
-	BaselineRatio string
+	ServerP50 string
+	// BaselineRatio is P50 over the baseline run's; zero without one.
+	BaselineRatio float64
 	// name is the DataItems name the row came from.
 	name string
 }
@@ -273,13 +307,8 @@ func (m *Model) loadBench(dir, baseline string) {
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
-		var raw struct {
-			Cost        []bench.Cost         `json:"cost"`
-			PodsBound   int                  `json:"podsBound"`
-			Pacing      bench.Pacing         `json:"pacing"`
-			Environment *harness.Environment `json:"environment"`
-		}
-		if err := readJSON(f, &raw); err != nil {
+		var res benchResult
+		if err := readJSON(f, &res); err != nil {
 			m.problem("bench/%s: %v", filepath.Base(f), err)
 			continue
 		}
@@ -288,11 +317,18 @@ func (m *Model) loadBench(dir, baseline string) {
 			m.problem("bench/%s.json: %v", name, err)
 			continue
 		}
-		c := raw.Pacing.Calibration
-		sc := Scenario{Name: name, Rows: rows(items, base), Environment: raw.Environment,
+		c := res.Pacing.Calibration
+		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment,
 			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
-		for _, pc := range raw.Cost {
-			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(raw.PodsBound))})
+		for _, pc := range res.Cost {
+			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
+		}
+		if len(base) > 0 {
+			var bres benchResult
+			if err := readJSON(filepath.Join(baseline, "bench", filepath.Base(f)), &bres); err != nil {
+				m.problem("baseline bench/%s: %v", filepath.Base(f), err)
+			}
+			sc.Agreement = agreement(sc.Rows, res, bres)
 		}
 		plots, _ := filepath.Glob(filepath.Join(dir, "plots", name+"-*.svg"))
 		sort.Strings(plots)
@@ -306,6 +342,60 @@ func (m *Model) loadBench(dir, baseline string) {
 		}
 		m.Bench = append(m.Bench, sc)
 	}
+}
+
+// benchResult is what the report reads of a <scenario>-result.json.
+type benchResult struct {
+	Cost        []bench.Cost         `json:"cost"`
+	PodsBound   int                  `json:"podsBound"`
+	Pacing      bench.Pacing         `json:"pacing"`
+	Environment *harness.Environment `json:"environment"`
+}
+
+// agreement compares the rows' ratios and the two runs' machine figures;
+// nil when no row has a baseline. base may be empty (its result file
+// missing): then only the latencies are compared.
+func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
+	a := &Agreement{}
+	logSum := 0.0
+	for _, r := range rows {
+		x := r.BaselineRatio
+		if x <= 0 {
+			continue
+		}
+		a.Compared++
+		if x <= AgreeWithin && x >= 1/AgreeWithin {
+			a.Within++
+		}
+		if a.Farthest.BaselineRatio == 0 || math.Abs(math.Log(x)) > math.Abs(math.Log(a.Farthest.BaselineRatio)) {
+			a.Farthest = r
+		}
+		logSum += math.Log(x)
+	}
+	if a.Compared == 0 {
+		return nil
+	}
+	a.Geomean = math.Exp(logSum / float64(a.Compared))
+	for _, c := range cur.Cost {
+		for _, b := range base.Cost {
+			if now, then := c.PerPod(cur.PodsBound), b.PerPod(base.PodsBound); b.Process == c.Process && now > 0 && then > 0 {
+				a.Cost = append(a.Cost, CostRatio{Process: c.Process, Ratio: float64(now) / float64(then)})
+			}
+		}
+	}
+	a.SortRatio = medianRatio(cur.Pacing.Calibration.CPU, base.Pacing.Calibration.CPU)
+	a.MemoryRatio = medianRatio(cur.Pacing.Calibration.Memory, base.Pacing.Calibration.Memory)
+	return a
+}
+
+// medianRatio is the median of now over the median of then; zero when
+// either has no samples.
+func medianRatio(now, then []time.Duration) float64 {
+	n, t := bench.Median(now), bench.Median(then)
+	if n == 0 || t == 0 {
+		return 0
+	}
+	return float64(n) / float64(t)
 }
 
 // loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
@@ -414,7 +504,7 @@ func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 		case "GangLatency":
 			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
 			if b, ok := base[name]; ok && b > 0 {
-				r.BaselineRatio = strconv.FormatFloat(it.Data.Perc50/b, 'f', 2, 64)
+				r.BaselineRatio = it.Data.Perc50 / b
 			}
 		case "SchedulingThroughput":
 			r.Throughput = it.Data.Average

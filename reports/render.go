@@ -17,7 +17,14 @@ import (
 var templates embed.FS
 
 var funcs = map[string]any{
-	"ms":        func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"ms": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	// times is a ratio, "-" for none.
+	"times": func(v float64) string {
+		if v == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	},
 	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
 	"firstLine": firstLine,
 	// env lists environment variables as NAME=value, sorted.

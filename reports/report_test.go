@@ -2,15 +2,19 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gangconf/gangconf/bench"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -193,4 +197,100 @@ func countColor(img image.Image, r image.Rectangle, cr, cg, cb uint8) int {
 		}
 	}
 	return n
+}
+
+// baselineOf writes a copy of the sample's bench results into a new
+// directory, with each latency p50 divided by its entry in slower (by
+// DataItems name) and each process's CPU seconds by its entry in costlier.
+func baselineOf(t *testing.T, slower, costlier map[string]float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bench"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var items bench.DataItems
+	if err := readJSON(filepath.Join(sample, "bench", "smoke.json"), &items); err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range items.DataItems {
+		if f, ok := slower[it.Labels["Name"]]; ok && it.Labels["Metric"] == "GangLatency" {
+			items.DataItems[i].Data.Perc50 /= f
+		}
+	}
+	var res map[string]json.RawMessage
+	if err := readJSON(filepath.Join(sample, "bench", "smoke-result.json"), &res); err != nil {
+		t.Fatal(err)
+	}
+	var cost []bench.Cost
+	if err := json.Unmarshal(res["cost"], &cost); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cost {
+		if f, ok := costlier[c.Process]; ok {
+			cost[i].CPUSeconds /= f
+		}
+	}
+	write := func(name string, v any) {
+		data, err := json.Marshal(v)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "bench", name), data, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res["cost"], _ = json.Marshal(cost)
+	write("smoke.json", items)
+	write("smoke-result.json", res)
+	return dir
+}
+
+func TestBaselineAgreementCountsSizesWithinTheTarget(t *testing.T) {
+	base := baselineOf(t,
+		map[string]float64{"smoke/8gpu/size=8": 1.3, "smoke/8gpu/size=1": 0.8, "smoke/8gpu/size=2": 1 / 1.1},
+		map[string]float64{"scheduler": 1.25})
+	m := Load(sample, base)
+	if len(m.Problems) != 0 {
+		t.Fatalf("problems: %v", m.Problems)
+	}
+	a := m.Bench[0].Agreement
+	if a == nil {
+		t.Fatal("no agreement with a baseline")
+	}
+	// Five sizes: 8gpu/8 at 1.30 times the baseline's and 8gpu/1 at 0.80
+	// miss the target, 8gpu/2 at 0.91 meets it.
+	if a.Compared != 5 || a.Within != 3 || a.Farthest.Size != "8" || math.Abs(a.Farthest.BaselineRatio-1.3) > 1e-9 {
+		t.Fatalf("agreement = %+v", a)
+	}
+	if want := math.Pow(1.3*0.8/1.1, 1.0/5); math.Abs(a.Geomean-want) > 1e-9 {
+		t.Errorf("geomean = %v, want %v", a.Geomean, want)
+	}
+	costs := map[string]float64{}
+	for _, c := range a.Cost {
+		costs[c.Process] = c.Ratio
+	}
+	if len(costs) != 2 || math.Abs(costs["scheduler"]-1.25) > 1e-3 || math.Abs(costs["kube-apiserver"]-1) > 1e-3 || a.SortRatio != 1 || a.MemoryRatio != 1 {
+		t.Errorf("machine ratios = %v, sort %v, memory %v", costs, a.SortRatio, a.MemoryRatio)
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3 of 5 sizes' p50 within 15% of the baseline's", "farthest 8gpu size 8 at 1.30", "scheduler 1.25", "| 1.30 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	// A baseline that kept only its DataItems still gives the latencies.
+	if err := os.Remove(filepath.Join(base, "bench", "smoke-result.json")); err != nil {
+		t.Fatal(err)
+	}
+	m = Load(sample, base)
+	if a := m.Bench[0].Agreement; a == nil || a.Within != 3 || len(a.Cost) != 0 || a.SortRatio != 0 {
+		t.Fatalf("agreement without the baseline's result file = %+v", a)
+	}
+	if !strings.Contains(strings.Join(m.Problems, "\n"), "baseline bench/smoke-result.json: missing") {
+		t.Errorf("problems = %v", m.Problems)
+	}
 }
