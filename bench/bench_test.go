@@ -172,7 +172,7 @@ func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
 func result() *Result {
 	s := &Scenario{Name: "demo"}
 	r := &Result{Scenario: s, Pacing: Pacing{Calibration: Calibration{
-		CPU: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}, Cache: []time.Duration{3 * time.Millisecond}, Memory: []time.Duration{9 * time.Millisecond}}}}
+		CPU: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}, Memory: []time.Duration{9 * time.Millisecond}}}}
 	for _, size := range []int{1, 2, 4} {
 		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
 		for i := 0; i < 10; i++ {
@@ -211,12 +211,11 @@ func TestGoBenchFormatIsOneLinePerGangCalibrationAndProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 35 || lines[0] != "BenchmarkCost/demo/scheduler \t1\t3000000 cpu-ns/pod\t300 peak-MiB" ||
+	if len(lines) != 34 || lines[0] != "BenchmarkCost/demo/scheduler \t1\t3000000 cpu-ns/pod\t300 peak-MiB" ||
 		lines[1] != "BenchmarkCalibration/demo/cpu \t1\t4000000 ns/op" ||
-		lines[3] != "BenchmarkCalibration/demo/cache \t1\t3000000 ns/op" ||
-		lines[4] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
-		lines[5] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
-		t.Fatalf("%d lines: %q", len(lines), lines[:6])
+		lines[3] != "BenchmarkCalibration/demo/memory \t1\t9000000 ns/op" ||
+		lines[4] != "BenchmarkGang/demo/8gpu/size=1 \t1\t10000000 ns/op\t1000000 spread-ns" {
+		t.Fatalf("%d lines: %q", len(lines), lines[:5])
 	}
 }
 
@@ -239,7 +238,7 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) || r.PodsBound != 150 {
 		t.Errorf("cost = %v for %d pods, want %v for 150", r.Cost, r.PodsBound, want)
 	}
-	if c := r.Pacing.Calibration; len(c.CPU) != 4 || len(c.Cache) != 2 || len(c.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second {
+	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second {
 		t.Errorf("pacing = %+v, took %s", r.Pacing, r.Took)
 	}
 	if err := r.Merge(&Result{Scenario: &Scenario{Name: "other"}}); err == nil {

@@ -131,7 +131,7 @@ func serverSummary(h Histogram) (Summary, string) {
 
 // WriteGoBench writes one line per gang in Go benchmark format, so that
 // benchstat can compare two runs: ns/op is the gang latency. The calibration
-// samples come as BenchmarkCalibration/<scenario>/{cpu,cache,memory}, so that the
+// samples come as BenchmarkCalibration/<scenario>/{cpu,memory}, so that the
 // comparison also shows how much faster or slower the machine itself ran;
 // and each process's CPU time per pod bound and peak memory as
 // BenchmarkCost/<scenario>/<process>: between two runs of one scheduler, an
@@ -150,7 +150,7 @@ func (r *Result) WriteGoBench(w io.Writer) error {
 	for _, series := range []struct {
 		name    string
 		samples []time.Duration
-	}{{"cpu", c.CPU}, {"cache", c.Cache}, {"memory", c.Memory}} {
+	}{{"cpu", c.CPU}, {"memory", c.Memory}} {
 		for _, d := range series.samples {
 			if _, err := fmt.Fprintf(w, "BenchmarkCalibration/%s/%s \t1\t%d ns/op\n", r.Scenario.Name, series.name, d.Nanoseconds()); err != nil {
 				return err

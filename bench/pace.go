@@ -47,14 +47,12 @@ type Pacing struct {
 	Calibration Calibration `json:"calibration"`
 }
 
-// Calibration holds the samples of three pieces of fixed work: sorting
-// numbers that fit in a core's own cache (CPU speed), a walk through a few
-// MiB just read (how much of it the cache the host's other tenants share
-// kept), and a walk through memory far larger than the caches (memory
-// latency).
+// Calibration holds the samples of two pieces of fixed work: sorting numbers
+// that fit in a core's cache (CPU speed), and a walk through memory far
+// larger than the caches (memory latency, which other tenants of the host
+// share).
 type Calibration struct {
 	CPU    []time.Duration `json:"cpuNs"`
-	Cache  []time.Duration `json:"cacheNs,omitempty"`
 	Memory []time.Duration `json:"memoryNs"`
 }
 
@@ -110,7 +108,6 @@ func (p *Pacing) pause(ctx context.Context, pids map[string]int, collect func(co
 		return err
 	}
 	p.Calibration.CPU = append(p.Calibration.CPU, sortWork())
-	p.Calibration.Cache = append(p.Calibration.Cache, cacheWork())
 	p.Calibration.Memory = append(p.Calibration.Memory, memoryWork())
 	return nil
 }
@@ -151,12 +148,13 @@ func sortWork() time.Duration {
 	return time.Since(start)
 }
 
-// newCycle is one cycle through n indices in a fixed pseudo-random order
-// (Sattolo's shuffle), so that each step of a walk waits for the cache or
-// memory rather than the prefetcher.
-func newCycle(n int, seed uint64) []uint32 {
-	r := rand.New(rand.NewPCG(4671, seed))
-	c := make([]uint32, n)
+// memoryCycle is one cycle through 64 MiB of indices in a fixed
+// pseudo-random order (Sattolo's shuffle), so that each step of a walk
+// waits for memory rather than the cache or the prefetcher. Built on first
+// use.
+var memoryCycle = sync.OnceValue(func() []uint32 {
+	r := rand.New(rand.NewPCG(4671, 2))
+	c := make([]uint32, 1<<24)
 	for i := range c {
 		c[i] = uint32(i)
 	}
@@ -165,55 +163,25 @@ func newCycle(n int, seed uint64) []uint32 {
 		c[i], c[j] = c[j], c[i]
 	}
 	return c
-}
+})
 
-// The walks' cycles, built on first use: 64 MiB, far beyond the caches,
-// and 4 MiB. The host's 32 MiB L3 is shared with its other tenants, and
-// what this VM keeps of it varies: walked twice, a cycle of 2-3 MiB ran at
-// L3 speed here (14-16 ns a step), one of 6 MiB at memory speed (113 ns),
-// one of 4 MiB in between and from one sample to the next (20-77 ns).
-var (
-	memoryCycle = sync.OnceValue(func() []uint32 { return newCycle(1<<24, 2) })
-	cacheCycle  = sync.OnceValue(func() []uint32 { return newCycle(1<<20, 3) })
-)
-
-// Both walks take 10 ms or less here.
-const (
-	memorySteps = 1 << 16
-	cacheSteps  = 1 << 17
-)
+// memorySteps is how far memoryWork walks: some 10 ms here.
+const memorySteps = 1 << 16
 
 // memoryWork walks memorySteps steps of memoryCycle, timed.
 func memoryWork() time.Duration {
-	return walk(memoryCycle(), memorySteps)
-}
-
-// cacheWork reads cacheCycle in address order, one load per 64-byte line
-// (fast: the prefetcher helps), then walks cacheSteps steps of it, timed:
-// the steps find in the cache what the other tenants left of it.
-func cacheWork() time.Duration {
-	c := cacheCycle()
-	var sum uint32
-	for i := 0; i < len(c); i += 16 {
-		sum += c[i]
-	}
-	walkEnd += sum
-	return walk(c, cacheSteps)
-}
-
-// walk follows cycle c for steps steps, timed.
-func walk(c []uint32, steps int) time.Duration {
+	c := memoryCycle()
 	start := time.Now()
 	i := uint32(0)
-	for n := 0; n < steps; n++ {
+	for n := 0; n < memorySteps; n++ {
 		i = c[i]
 	}
 	d := time.Since(start)
-	walkEnd += i
+	walkEnd = i
 	return d
 }
 
-// walkEnd keeps the walks from being optimised away.
+// walkEnd keeps memoryWork's walk from being optimised away.
 var walkEnd uint32
 
 // APIServerEnv is the Go runtime setting of a benchmark cluster's API

@@ -165,9 +165,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	res.Cost = meter.Stop()
 	res.Took = time.Since(start)
 	p := res.Pacing
-	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, cache walk %s, memory walk %s",
+	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
 		s.Name, p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
-		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Cache).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
+		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
 	return res, nil
 }
 
@@ -211,7 +211,6 @@ func (r *Result) Merge(next *Result) error {
 	p.Unquiet += q.Unquiet
 	p.Collections += q.Collections
 	p.Calibration.CPU = append(p.Calibration.CPU, q.Calibration.CPU...)
-	p.Calibration.Cache = append(p.Calibration.Cache, q.Calibration.Cache...)
 	p.Calibration.Memory = append(p.Calibration.Memory, q.Calibration.Memory...)
 	r.Took += next.Took
 	return nil

@@ -82,8 +82,8 @@ type Scenario struct {
 	Cost []ProcessCost
 	// Calibration medians in ms and the samples behind them (see
 	// bench.Pacing); zero in results from before they were recorded.
-	CalibrationSort, CalibrationCache, CalibrationMemory float64
-	CalibrationSamples                                   int
+	CalibrationSort, CalibrationMemory float64
+	CalibrationSamples                 int
 	// Agreement with the baseline run; nil without one.
 	Agreement *Agreement
 	Plots     []Plot
@@ -118,7 +118,7 @@ type Agreement struct {
 	// Cost is each process's CPU time per pod bound over the baseline's.
 	Cost []CostRatio
 	// Calibration medians over the baseline's; zero when a run lacks them.
-	SortRatio, CacheRatio, MemoryRatio float64
+	SortRatio, MemoryRatio float64
 }
 
 // TargetPercent is AgreeWithin as the report words it.
@@ -319,8 +319,7 @@ func (m *Model) loadBench(dir, baseline string) {
 		}
 		c := res.Pacing.Calibration
 		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment,
-			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationCache: msOf(bench.Median(c.Cache)), CalibrationMemory: msOf(bench.Median(c.Memory)),
-			CalibrationSamples: len(c.CPU)}
+			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		for _, pc := range res.Cost {
 			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
 		}
@@ -384,10 +383,8 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 			}
 		}
 	}
-	now, then := cur.Pacing.Calibration, base.Pacing.Calibration
-	a.SortRatio = medianRatio(now.CPU, then.CPU)
-	a.CacheRatio = medianRatio(now.Cache, then.Cache)
-	a.MemoryRatio = medianRatio(now.Memory, then.Memory)
+	a.SortRatio = medianRatio(cur.Pacing.Calibration.CPU, base.Pacing.Calibration.CPU)
+	a.MemoryRatio = medianRatio(cur.Pacing.Calibration.Memory, base.Pacing.Calibration.Memory)
 	return a
 }
 

@@ -269,8 +269,8 @@ func TestBaselineAgreementCountsSizesWithinTheTarget(t *testing.T) {
 	for _, c := range a.Cost {
 		costs[c.Process] = c.Ratio
 	}
-	if len(costs) != 2 || math.Abs(costs["scheduler"]-1.25) > 1e-3 || math.Abs(costs["kube-apiserver"]-1) > 1e-3 || a.SortRatio != 1 || a.CacheRatio != 1 || a.MemoryRatio != 1 {
-		t.Errorf("machine ratios = %v, sort %v, cache %v, memory %v", costs, a.SortRatio, a.CacheRatio, a.MemoryRatio)
+	if len(costs) != 2 || math.Abs(costs["scheduler"]-1.25) > 1e-3 || math.Abs(costs["kube-apiserver"]-1) > 1e-3 || a.SortRatio != 1 || a.MemoryRatio != 1 {
+		t.Errorf("machine ratios = %v, sort %v, memory %v", costs, a.SortRatio, a.MemoryRatio)
 	}
 	md, err := m.Markdown()
 	if err != nil {
