@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -159,13 +158,13 @@ type UpstreamComparison struct {
 
 // UpstreamRow is one workload: average throughput (pods/s) and the
 // server-side podgroup attempt p50 (ms) of each side, and their ratios
-// (gangconf over upstream; empty when a side lacks the figure).
+// (gangconf over upstream; zero when a side lacks the figure).
 type UpstreamRow struct {
 	Workload, Policy, Size         string
 	Throughput, UpstreamThroughput float64
-	ThroughputRatio                string
+	ThroughputRatio                float64
 	AttemptP50, UpstreamAttemptP50 float64
-	AttemptRatio                   string
+	AttemptRatio                   float64
 	HasAttempt                     bool
 }
 
@@ -476,11 +475,12 @@ func figures(items bench.DataItems) map[string]figure {
 	return out
 }
 
-func ratio(a, b float64) string {
+// ratio is a over b, zero without b.
+func ratio(a, b float64) float64 {
 	if b == 0 {
-		return ""
+		return 0
 	}
-	return strconv.FormatFloat(a/b, 'f', 2, 64)
+	return a / b
 }
 
 // rows makes one table row per workload and size from the DataItems.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,10 +25,10 @@ func TestUpstreamComparisonPerWorkloadBothRan(t *testing.T) {
 		t.Fatalf("rows = %+v", c.Rows)
 	}
 	gang, basic := c.Rows[0], c.Rows[1]
-	if gang.Workload != "5000Nodes_1000Gangs_3000Pods" || gang.ThroughputRatio != "0.10" || !gang.HasAttempt || gang.AttemptRatio != "2.50" {
+	if gang.Workload != "5000Nodes_1000Gangs_3000Pods" || fmt.Sprintf("%.2f %.2f", gang.ThroughputRatio, gang.AttemptRatio) != "0.10 2.50" || !gang.HasAttempt {
 		t.Errorf("gang row = %+v: want throughput 34/340 and attempt 40/16", gang)
 	}
-	if basic.Policy != "basic" || basic.ThroughputRatio != "0.20" || basic.HasAttempt {
+	if basic.Policy != "basic" || fmt.Sprintf("%.2f", basic.ThroughputRatio) != "0.20" || basic.HasAttempt {
 		t.Errorf("basic row = %+v: want throughput 61/305 and no attempt (neither side has it)", basic)
 	}
 	md, err := m.Markdown()
