@@ -390,11 +390,7 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 // medianRatio is the median of now over the median of then; zero when
 // either has no samples.
 func medianRatio(now, then []time.Duration) float64 {
-	n, t := bench.Median(now), bench.Median(then)
-	if n == 0 || t == 0 {
-		return 0
-	}
-	return float64(n) / float64(t)
+	return ratio(float64(bench.Median(now)), float64(bench.Median(then)))
 }
 
 // loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
