@@ -292,6 +292,10 @@ func (m *Model) loadBench(dir, baseline string) {
 		bfiles, _ := filepath.Glob(filepath.Join(baseline, "bench", "*.json"))
 		for _, f := range bfiles {
 			var items bench.DataItems
+			// A result file holds no DataItems; the agreement reads it below.
+			if strings.HasSuffix(f, "-result.json") {
+				continue
+			}
 			if readJSON(f, &items) == nil {
 				for _, it := range items.DataItems {
 					if it.Labels["Metric"] == "GangLatency" {
