@@ -226,6 +226,7 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 	next.Sizes[0].Attempt = Histogram{Upper: []float64{1, math.Inf(1)}, Cum: []uint64{2, 3}, Count: 3}
 	next.Sizes = append(next.Sizes, SizeResult{Workload: "8gpu", Size: 8, Gangs: []GangResult{{Size: 8}}})
 	next.Pacing.Waits, next.Took = 4, time.Second
+	r.Pacing.Creating, next.Pacing.Creating, next.Pacing.Removing = time.Second, 2*time.Second, time.Second
 	r.PodsBound, next.PodsBound = 100, 50
 	if err := r.Merge(next); err != nil {
 		t.Fatal(err)
@@ -238,7 +239,8 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) || r.PodsBound != 150 {
 		t.Errorf("cost = %v for %d pods, want %v for 150", r.Cost, r.PodsBound, want)
 	}
-	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second {
+	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second ||
+		r.Pacing.Creating != 3*time.Second || r.Pacing.Removing != time.Second {
 		t.Errorf("pacing = %+v, took %s", r.Pacing, r.Took)
 	}
 	if err := r.Merge(&Result{Scenario: &Scenario{Name: "other"}}); err == nil {

@@ -29,12 +29,18 @@ const (
 	QuietTimeout = 10 * time.Second
 )
 
-// Pacing is what the runner waited before its measurements and how fast the
-// machine ran meanwhile.
+// Pacing is where the runner's time went between its measurements (waiting,
+// creating and removing pods) and how fast the machine ran meanwhile.
 type Pacing struct {
 	Waits int `json:"waits"`
 	// Waited is the time spent waiting for quiet, in all.
 	Waited time.Duration `json:"waitedNs"`
+	// Creating is the time spent creating pods (a sequential gang's clock
+	// starts when its last create returns; concurrent gangs are scheduled
+	// meanwhile), Removing removing them after, in all: with Waited, what a
+	// sequential workload costs beyond its gangs' latencies.
+	Creating time.Duration `json:"creatingNs"`
+	Removing time.Duration `json:"removingNs"`
 	// Unquiet counts waits that ended at QuietTimeout.
 	Unquiet int `json:"unquiet"`
 	// Collections counts the API server's garbage collections the runner
@@ -110,6 +116,13 @@ func (p *Pacing) pause(ctx context.Context, pids map[string]int, collect func(co
 	p.Calibration.CPU = append(p.Calibration.CPU, sortWork())
 	p.Calibration.Memory = append(p.Calibration.Memory, memoryWork())
 	return nil
+}
+
+// addTime starts a clock and returns what stops it, adding the time in
+// between to total.
+func addTime(total *time.Duration) (stop func()) {
+	start := time.Now()
+	return func() { *total += time.Since(start) }
 }
 
 // waitQuiet waits until the processes are quiet, and counts the wait.

@@ -165,8 +165,8 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	res.Cost = meter.Stop()
 	res.Took = time.Since(start)
 	p := res.Pacing
-	logf("%s: waited %s in all for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
-		s.Name, p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
+	logf("%s: creating pods took %s in all, removing them %s; waited %s for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
+		s.Name, p.Creating.Round(time.Second), p.Removing.Round(time.Second), p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
 		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
 	return res, nil
 }
@@ -210,6 +210,8 @@ func (r *Result) Merge(next *Result) error {
 	p.Waited += q.Waited
 	p.Unquiet += q.Unquiet
 	p.Collections += q.Collections
+	p.Creating += q.Creating
+	p.Removing += q.Removing
 	p.Calibration.CPU = append(p.Calibration.CPU, q.Calibration.CPU...)
 	p.Calibration.Memory = append(p.Calibration.Memory, q.Calibration.Memory...)
 	r.Took += next.Took
@@ -294,7 +296,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 			r.srs[i] = SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 		}
 		warmup := SizeResult{Size: slices.Max(r.Sizes)}
-		if err := runOneGang(ctx, t, r, &warmup, warmupGang); err != nil {
+		if err := runOneGang(ctx, t, r, &warmup, warmupGang, p); err != nil {
 			return fmt.Errorf("%s warm-up gang of size %d: %w", r.Name, warmup.Size, err)
 		}
 	}
@@ -305,7 +307,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 				return err
 			}
 			sr := &tu.run.srs[tu.size]
-			if err := runOneGang(ctx, t, tu.run, sr, tu.gang); err != nil {
+			if err := runOneGang(ctx, t, tu.run, sr, tu.gang, p); err != nil {
 				return fmt.Errorf("%s size %d: %w", tu.run.Name, sr.Size, err)
 			}
 		}
@@ -317,10 +319,12 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 // runOneGang creates gang number i of the size, waits until it is bound,
 // records its timings and the scheduler's histograms meanwhile, and removes
 // it again.
-func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i int) error {
+func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i int, p *Pacing) error {
 	g := newGang(t, r.ns, r.Workload, sr.Size, i)
 	before := t.scrape(ctx)
+	created := addTime(&p.Creating)
 	complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
+	created()
 	if err != nil {
 		return err
 	}
@@ -334,6 +338,7 @@ func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i
 	gr := GangResult{Workload: r.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
 	sr.Gangs = append(sr.Gangs, gr)
 	sr.Throughput = append(sr.Throughput, float64(sr.Size)/gr.Latency.Seconds())
+	defer addTime(&p.Removing)()
 	return removeGang(ctx, t.Client, g)
 }
 
@@ -345,7 +350,7 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 			return err
 		}
 		before := t.scrape(ctx)
-		sr, err := runConcurrentSize(ctx, t, r, size)
+		sr, err := runConcurrentSize(ctx, t, r, size, p)
 		if err != nil {
 			return fmt.Errorf("size %d: %w", size, err)
 		}
@@ -357,7 +362,7 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 
 // runConcurrentSize creates all the size's gangs at once and samples how
 // many pods are bound each second until all are.
-func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int) (SizeResult, error) {
+func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, p *Pacing) (SizeResult, error) {
 	sr := SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 	var gangs []*gang.Gang
 	for i := 0; i < r.GangsOf(size); i++ {
@@ -377,7 +382,9 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int) 
 			last = total
 		})
 	}()
+	created := addTime(&p.Creating)
 	complete, err := createGangs(ctx, t.Client, gangs)
+	created()
 	if err != nil {
 		return sr, err
 	}
@@ -391,6 +398,7 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int) 
 		sr.Gangs = append(sr.Gangs, GangResult{Workload: r.Name, Size: size, Index: i,
 			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First), Complete: complete[i]})
 	}
+	defer addTime(&p.Removing)()
 	return sr, removeAll(ctx, t.Client, r.ns, gangs)
 }
 
