@@ -12,17 +12,18 @@ import (
 // (every PodGroup call carries one), and the kubeconfig's certificate files
 // read into it.
 //
-// Protobuf because the components speak it (kube-scheduler's client
-// defaults to it, as does upstream scheduler_perf's test client): in JSON
-// the API server decoded and encoded every create and delete of a benchmark
-// in a format nothing else used, and encoded every pod event a second time
-// for the benchmark's watch alone, on the machine it measures.
-//
 // The last because client-go caches its transports by the files' paths and
 // rereads them at most every 5 minutes; kwokctl puts a new cluster of the
 // same name at the same paths, so a cluster made within 5 minutes of the
 // last was dialled with the old cluster's CA and failed ("x509: certificate
 // signed by unknown authority").
+//
+// Protobuf because the scheduler and the controller manager speak it, as
+// does upstream scheduler_perf's test client: in JSON the API server
+// decoded and encoded each of a benchmark's creates and deletes, and its
+// watch's events, in a format they do not use, on the machine it measures
+// (kwok watches in JSON, so bound pods' events it encodes so anyway). The
+// difference did not show in an A/B of sweeps (README, Benchmarks).
 func RESTConfig(kubeconfig string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {

@@ -58,9 +58,9 @@ func tlsServerOf(t *testing.T, handler http.Handler) (*httptest.Server, []byte) 
 	return srv, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
-// writeKubeconfig writes a kubeconfig for srv, trusting the CA in ca, into
-// dir and returns its path.
-func writeKubeconfig(t *testing.T, dir string, srv *httptest.Server, ca []byte) string {
+// clientFor writes a kubeconfig for srv, trusting the CA in ca, into dir
+// and returns the harness's client from it.
+func clientFor(t *testing.T, dir string, srv *httptest.Server, ca []byte) kubernetes.Interface {
 	t.Helper()
 	caFile, kubeconfig := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "kubeconfig.yaml")
 	if err := os.WriteFile(caFile, ca, 0o644); err != nil {
@@ -76,7 +76,15 @@ current-context: c
 	if err := os.WriteFile(kubeconfig, []byte(kc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return kubeconfig
+	cfg, err := RESTConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
 
 // The harness's requests go out in protobuf, the format the components
@@ -89,14 +97,7 @@ func TestRequestsGoOutInProtobuf(t *testing.T) {
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n"}}`)
 	}))
-	cfg, err := RESTConfig(writeKubeconfig(t, t.TempDir(), srv, ca))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := clientFor(t, t.TempDir(), srv, ca)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
@@ -115,16 +116,9 @@ func TestAClusterRemadeAtTheSamePathsIsTrusted(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 2; i++ {
 		srv, ca := tlsServer(t)
-		cfg, err := RESTConfig(writeKubeconfig(t, dir, srv, ca))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := clientFor(t, dir, srv, ca)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err = cs.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx)
+		_, err := cs.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx)
 		cancel()
 		if err != nil {
 			t.Fatalf("cluster %d: %v", i+1, err)
