@@ -2,12 +2,17 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,6 +171,36 @@ func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
 	}
 	if got := after.Histogram("no_such_metric", nil); got.Count != 0 {
 		t.Fatal("a missing metric must give an empty histogram")
+	}
+}
+
+// A sweep scrapes the scheduler twice per gang, some 1100 times: each scrape
+// must reuse the last one's connection rather than leave another open in the
+// scheduler.
+func TestScrapesShareOneConnection(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, scrape, 10, 10, 10, 10, 0.005, 10)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	for i := 0; i < 3; i++ {
+		f, err := Scrape(context.Background(), port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Histogram(MetricAttempt, nil).Count == 0 {
+			t.Fatal("scrape parsed no attempts")
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("3 scrapes opened %d connections, want 1", n)
 	}
 }
 

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
 // Server-side histograms of v1.37.2's scheduler (alpha metrics). Their
@@ -36,15 +37,13 @@ type Families map[string]*dto.MetricFamily
 
 // Scrape reads the scheduler's /metrics on its loopback secure port.
 func Scrape(ctx context.Context, port int) (Families, error) {
-	client := &http.Client{
-		Timeout:   10 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
-	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Do(req)
+	resp, err := scheduler.LoopbackClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
