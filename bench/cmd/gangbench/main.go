@@ -97,6 +97,7 @@ func run(ctx context.Context) error {
 		}
 		s.ClusterName = "bench"
 		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
+		s.APIServerArgs = bench.APIServerArgs()
 		if err := runOnCluster(ctx, s, useCeiling, byCluster[c], repeats, out, plots); err != nil {
 			return err
 		}
@@ -131,6 +132,7 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 		}
 		t.Quiet = controlPlane(env, t.Processes)
 		t.Collect = collectAPIServerGarbage(cs)
+		t.CollectionDelete = s.APIServerArgs != nil
 		if err := settle(ctx, t.Quiet); err != nil {
 			return err
 		}

@@ -181,7 +181,8 @@ func TestKwokBadInput(t *testing.T) {
 // The patches are YAML that kwokctl reads: decoded strictly into kwok's own
 // configuration type, each lands on its component.
 func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
-	o := KwokOptions{ControllerManagerFeatureGates: "GenericWorkload=false", APIServerEnv: map[string]string{"GOMEMLIMIT": "6144MiB", "GOGC": "off"}}
+	o := KwokOptions{ControllerManagerFeatureGates: "GenericWorkload=false", APIServerEnv: map[string]string{"GOMEMLIMIT": "6144MiB", "GOGC": "off"},
+		APIServerArgs: map[string]string{"delete-collection-workers": "32"}}
 	doc := strings.Split(fmt.Sprintf(kwokConfig, o.componentsPatches()), "---\n")[0]
 	var c kwokconfig.KwokctlConfiguration
 	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
@@ -189,7 +190,8 @@ func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 	}
 	p := c.ComponentsPatches
 	if len(p) != 2 || p[0].Name != "kube-controller-manager" || p[0].ExtraArgs[0].Value != "GenericWorkload=false" ||
-		p[1].Name != "kube-apiserver" || len(p[1].ExtraEnvs) != 2 || p[1].ExtraEnvs[0] != (kwokconfig.Env{Name: "GOGC", Value: "off"}) {
+		p[1].Name != "kube-apiserver" || len(p[1].ExtraEnvs) != 2 || p[1].ExtraEnvs[0] != (kwokconfig.Env{Name: "GOGC", Value: "off"}) ||
+		len(p[1].ExtraArgs) != 1 || p[1].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "delete-collection-workers", Value: "32"}) {
 		t.Fatalf("patches = %+v", p)
 	}
 	if (KwokOptions{}).componentsPatches() != "" {

@@ -53,6 +53,9 @@ type KwokOptions struct {
 	// APIServerEnv is extra environment for the API server (the benchmark
 	// sets its Go garbage collector; see bench.APIServerEnv).
 	APIServerEnv map[string]string
+	// APIServerArgs are extra flags of the API server, by name without
+	// dashes (the benchmark's; see bench.APIServerArgs).
+	APIServerArgs map[string]string
 	// Wait bounds how long kwokctl waits for the control plane.
 	Wait time.Duration
 }
@@ -92,7 +95,8 @@ options:
 
 // componentsPatches is the part of kwokConfig's KwokctlConfiguration that
 // gives the controller manager its own gates and the API server its extra
-// environment ("" when neither is set).
+// flags and environment ("" when none is set). The API server's flags have
+// no override: kwokctl replaces only a flag it sets itself, and adds none.
 func (o KwokOptions) componentsPatches() string {
 	var b strings.Builder
 	if o.ControllerManagerFeatureGates != "" {
@@ -103,11 +107,19 @@ func (o KwokOptions) componentsPatches() string {
     override: true
 `)
 	}
-	if len(o.APIServerEnv) > 0 {
-		b.WriteString("- name: kube-apiserver\n  extraEnvs:\n")
-		for _, k := range slices.Sorted(maps.Keys(o.APIServerEnv)) {
-			fmt.Fprintf(&b, "  - name: %s\n    value: %q\n", k, o.APIServerEnv[k])
+	if len(o.APIServerEnv)+len(o.APIServerArgs) > 0 {
+		b.WriteString("- name: kube-apiserver\n")
+		list := func(field, key, value string, m map[string]string) {
+			if len(m) == 0 {
+				return
+			}
+			fmt.Fprintf(&b, "  %s:\n", field)
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				fmt.Fprintf(&b, "  - %s: %s\n    %s: %q\n", key, k, value, m[k])
+			}
 		}
+		list("extraArgs", "key", "value", o.APIServerArgs)
+		list("extraEnvs", "name", "value", o.APIServerEnv)
 	}
 	if b.Len() == 0 {
 		return ""

@@ -26,10 +26,12 @@ type Environment struct {
 	NodeImage         string    `json:"nodeImage,omitempty"`
 	FeatureGates      string    `json:"featureGates,omitempty"`
 	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
-	// APIServerEnv is the extra environment of a kwok cluster's API server.
-	APIServerEnv map[string]string `json:"apiServerEnv,omitempty"`
-	Scheduler    Scheduler         `json:"scheduler"`
-	Machine      Machine           `json:"machine"`
+	// APIServerEnv and APIServerArgs are the extra environment and flags of
+	// a kwok cluster's API server.
+	APIServerEnv  map[string]string `json:"apiServerEnv,omitempty"`
+	APIServerArgs map[string]string `json:"apiServerArgs,omitempty"`
+	Scheduler     Scheduler         `json:"scheduler"`
+	Machine       Machine           `json:"machine"`
 }
 
 // Scheduler is the scheduler under test.
@@ -78,7 +80,7 @@ func (e *Env) Describe(ctx context.Context) Environment {
 		if o.FeatureGates != "" {
 			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
 		}
-		out.APIServerEnv = o.APIServerEnv
+		out.APIServerEnv, out.APIServerArgs = o.APIServerEnv, o.APIServerArgs
 	}
 	e.describeKind(&out)
 	if p := e.SchedulerProcess; p != nil {

@@ -62,8 +62,10 @@ type Settings struct {
 	SchedulerArgs   string
 	// KindNodeImage is PROVIDER=kind's node image (no default).
 	KindNodeImage string
-	// APIServerEnv is extra environment for a kwok cluster's API server.
-	APIServerEnv map[string]string
+	// APIServerEnv and APIServerArgs are extra environment and flags for a
+	// kwok cluster's API server.
+	APIServerEnv  map[string]string
+	APIServerArgs map[string]string
 }
 
 // Environment variable names, shared by the Makefile, the CLI and the suites.
@@ -281,7 +283,7 @@ func (e *Env) kwokOptions() cluster.KwokOptions {
 	prof, _ := fixtures.LoadProfile(e.Cluster)
 	o := clusterOptions(prof, e.Scheduler)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
-	o.APIServerEnv = e.APIServerEnv
+	o.APIServerEnv, o.APIServerArgs = e.APIServerEnv, e.APIServerArgs
 	return o
 }
 
