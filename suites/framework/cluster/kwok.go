@@ -95,8 +95,9 @@ options:
 
 // componentsPatches is the part of kwokConfig's KwokctlConfiguration that
 // gives the controller manager its own gates and the API server its extra
-// flags and environment ("" when none is set). The API server's flags have
-// no override: kwokctl replaces only a flag it sets itself, and adds none.
+// flags and environment ("" when none is set). The API server's flags carry
+// no override: with one, kwokctl only replaces a flag it sets itself, and
+// drops any other.
 func (o KwokOptions) componentsPatches() string {
 	var b strings.Builder
 	if o.ControllerManagerFeatureGates != "" {
