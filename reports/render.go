@@ -27,11 +27,15 @@ var funcs = map[string]any{
 	},
 	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
 	"firstLine": firstLine,
-	// env lists environment variables as NAME=value, sorted.
-	"env": func(e map[string]string) string {
+	// apiServer lists a kwok API server's extra environment (NAME=value)
+	// and flags (--name=value), each sorted; "" when it has none.
+	"apiServer": func(env, args map[string]string) string {
 		var kv []string
-		for _, k := range slices.Sorted(maps.Keys(e)) {
-			kv = append(kv, k+"="+e[k])
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			kv = append(kv, k+"="+env[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(args)) {
+			kv = append(kv, "--"+k+"="+args[k])
 		}
 		return strings.Join(kv, " ")
 	},
