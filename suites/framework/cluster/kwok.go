@@ -110,17 +110,17 @@ func (o KwokOptions) componentsPatches() string {
 	}
 	if len(o.APIServerEnv)+len(o.APIServerArgs) > 0 {
 		b.WriteString("- name: kube-apiserver\n")
-		list := func(field, key, value string, m map[string]string) {
+		list := func(field, key string, m map[string]string) {
 			if len(m) == 0 {
 				return
 			}
 			fmt.Fprintf(&b, "  %s:\n", field)
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				fmt.Fprintf(&b, "  - %s: %s\n    %s: %q\n", key, k, value, m[k])
+				fmt.Fprintf(&b, "  - %s: %s\n    value: %q\n", key, k, m[k])
 			}
 		}
-		list("extraArgs", "key", "value", o.APIServerArgs)
-		list("extraEnvs", "name", "value", o.APIServerEnv)
+		list("extraArgs", "key", o.APIServerArgs)
+		list("extraEnvs", "name", o.APIServerEnv)
 	}
 	if b.Len() == 0 {
 		return ""
