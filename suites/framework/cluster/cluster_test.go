@@ -50,6 +50,9 @@ func TestProfileNodeCarriesShapeAndPlace(t *testing.T) {
 	want := map[string]string{
 		fixtures.LabelRack: "rack-3", fixtures.LabelBlock: "block-1", fixtures.LabelZone: "zone-0",
 		LabelNodeSet: "ci-small", "node.kubernetes.io/instance-type": "gpu-8x-h100",
+		// the controller manager would write the beta ones into each node
+		"kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux",
+		"kubernetes.io/arch": "amd64", "beta.kubernetes.io/arch": "amd64",
 	}
 	for k, v := range want {
 		if n.Labels[k] != v {
@@ -189,13 +192,22 @@ func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 		t.Fatalf("%v in:\n%s", err, doc)
 	}
 	p := c.ComponentsPatches
-	if len(p) != 2 || p[0].Name != "kube-controller-manager" || p[0].ExtraArgs[0].Value != "GenericWorkload=false" ||
+	if len(p) != 2 || p[0].Name != "kube-controller-manager" || len(p[0].ExtraArgs) != 2 ||
+		p[0].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "controllers", Value: "*,-ttl"}) ||
+		p[0].ExtraArgs[1] != (kwokconfig.ExtraArgs{Key: "feature-gates", Value: "GenericWorkload=false", Override: true}) ||
 		p[1].Name != "kube-apiserver" || len(p[1].ExtraEnvs) != 2 || p[1].ExtraEnvs[0] != (kwokconfig.Env{Name: "GOGC", Value: "off"}) ||
-		len(p[1].ExtraArgs) != 1 || p[1].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "delete-collection-workers", Value: "32"}) {
+		len(p[1].ExtraArgs) != 2 || p[1].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "delete-collection-workers", Value: "32"}) ||
+		p[1].ExtraArgs[1] != (kwokconfig.ExtraArgs{Key: "disable-admission-plugins", Value: "TaintNodesByCondition"}) {
 		t.Fatalf("patches = %+v", p)
 	}
-	if (KwokOptions{}).componentsPatches() != "" {
-		t.Error("patches without anything to patch")
+	// Without options, every cluster's own flags alone.
+	doc = strings.Split(fmt.Sprintf(kwokConfig, KwokOptions{}.componentsPatches()), "---\n")[0]
+	c = kwokconfig.KwokctlConfiguration{}
+	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+		t.Fatalf("%v in:\n%s", err, doc)
+	}
+	if p := c.ComponentsPatches; len(p) != 2 || len(p[0].ExtraArgs) != 1 || len(p[1].ExtraArgs) != 1 || len(p[1].ExtraEnvs) != 0 {
+		t.Fatalf("patches without options = %+v", p)
 	}
 }
 

@@ -94,38 +94,48 @@ options:
 `
 
 // componentsPatches is the part of kwokConfig's KwokctlConfiguration that
-// gives the controller manager its own gates and the API server its extra
-// flags and environment ("" when none is set). The API server's flags carry
-// no override: with one, kwokctl only replaces a flag it sets itself, and
-// drops any other.
+// patches the components' flags and environment: clusterArgs, then the
+// options'. The API server's flags carry no override: with one, kwokctl only
+// replaces a flag it sets itself, and drops any other.
 func (o KwokOptions) componentsPatches() string {
 	var b strings.Builder
-	if o.ControllerManagerFeatureGates != "" {
-		b.WriteString(`- name: kube-controller-manager
-  extraArgs:
-  - key: feature-gates
-    value: ` + o.ControllerManagerFeatureGates + `
-    override: true
-`)
-	}
-	if len(o.APIServerEnv)+len(o.APIServerArgs) > 0 {
-		b.WriteString("- name: kube-apiserver\n")
-		list := func(field, key string, m map[string]string) {
-			if len(m) == 0 {
-				return
-			}
-			fmt.Fprintf(&b, "  %s:\n", field)
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				fmt.Fprintf(&b, "  - %s: %s\n    value: %q\n", key, k, m[k])
-			}
+	list := func(field, key string, m map[string]string) {
+		if len(m) == 0 {
+			return
 		}
-		list("extraArgs", "key", o.APIServerArgs)
-		list("extraEnvs", "name", o.APIServerEnv)
+		fmt.Fprintf(&b, "  %s:\n", field)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(&b, "  - %s: %s\n    value: %q\n", key, k, m[k])
+		}
 	}
-	if b.Len() == 0 {
-		return ""
+	b.WriteString("componentsPatches:\n- name: kube-controller-manager\n")
+	list("extraArgs", "key", clusterArgs["kube-controller-manager"])
+	if o.ControllerManagerFeatureGates != "" {
+		fmt.Fprintf(&b, "  - key: feature-gates\n    value: %s\n    override: true\n", o.ControllerManagerFeatureGates)
 	}
-	return "componentsPatches:\n" + b.String()
+	b.WriteString("- name: kube-apiserver\n")
+	args := maps.Clone(clusterArgs["kube-apiserver"])
+	maps.Copy(args, o.APIServerArgs)
+	list("extraArgs", "key", args)
+	list("extraEnvs", "name", o.APIServerEnv)
+	return b.String()
+}
+
+// clusterArgs are flags of every kwok cluster's components, by component.
+// Each spares the cluster writes to every node that nothing here reads. While
+// a gpu-5k cluster came up, the controller manager's TTL controller (ttl)
+// annotated each node with how long a kubelet may cache secrets, and all of
+// them again as the cluster grew past 100, 500, 1000 and 2000 nodes; and it
+// removed from each node, once kwok had made it Ready, the not-ready taint
+// the API server's TaintNodesByCondition admission gives every new node.
+// Together these kept the controller manager, API server and etcd near two
+// cores for about a minute after the last node was Ready. Without the
+// admission a new node has no taint until the controller manager sees it
+// not Ready, and the harness waits for its nodes to be Ready before using
+// them anyway.
+var clusterArgs = map[string]map[string]string{
+	"kube-controller-manager": {"controllers": "*,-ttl"},
+	"kube-apiserver":          {"disable-admission-plugins": "TaintNodesByCondition"},
 }
 
 // ErrClusterExists is returned when a cluster of that name is already up.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
 
 	"github.com/gangconf/gangconf/fixtures"
 )
@@ -57,7 +58,10 @@ func ProfileNodes(p *fixtures.Profile) (NodeSpec, error) {
 	return NodeSpec{Set: p.Nodes, Shape: shape, Prefix: p.Nodes.Shape, SetName: p.Name}, nil
 }
 
-// Node builds node i of the spec.
+// Node builds node i of the spec. It carries the deprecated beta os and arch
+// labels as a kubelet's node would: without them the controller manager's
+// node lifecycle controller adds them, a write per node that kept a gpu-5k
+// cluster busy for half a minute after its nodes were Ready.
 func (s NodeSpec) Node(i int) *corev1.Node {
 	zone, block, rack := s.Set.Place(i)
 	lbl := map[string]string{
@@ -68,6 +72,8 @@ func (s NodeSpec) Node(i int) *corev1.Node {
 		fixtures.LabelRack:              rack,
 		corev1.LabelOSStable:            "linux",
 		corev1.LabelArchStable:          "amd64",
+		kubeletapis.LabelOS:             "linux",
+		kubeletapis.LabelArch:           "amd64",
 		corev1.LabelHostname:            s.name(i),
 		"kubernetes.io/role":            "agent",
 		"node-role.kubernetes.io/agent": "",
