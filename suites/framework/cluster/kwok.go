@@ -122,16 +122,17 @@ func (o KwokOptions) componentsPatches() string {
 }
 
 // clusterArgs are flags of every kwok cluster's components, by component.
-// Each spares the cluster writes to every node that nothing here reads. While
-// a gpu-5k cluster came up, the controller manager's TTL controller (ttl)
-// annotated each node with how long a kubelet may cache secrets, and all of
-// them again as the cluster grew past 100, 500, 1000 and 2000 nodes; and it
-// removed from each node, once kwok had made it Ready, the not-ready taint
-// the API server's TaintNodesByCondition admission gives every new node.
-// Together these kept the controller manager, API server and etcd near two
-// cores for about a minute after the last node was Ready. Without the
-// admission a new node has no taint until the controller manager sees it
-// not Ready, and the harness waits for its nodes to be Ready before using
+// Each spares the cluster a write to every node that nothing here reads.
+// While a gpu-5k cluster came up, the controller manager's TTL controller
+// (ttl) annotated each node with how long a kubelet may cache secrets, and
+// all of them again as the cluster grew past 100, 500, 1000 and 2000 nodes;
+// and the controller manager removed from each node, once kwok had made it
+// Ready, the not-ready taint the API server's TaintNodesByCondition
+// admission gives every new node (and added the beta labels NodeSpec.Node
+// now sets). Together these kept the controller manager, API server and
+// etcd near two cores for 45-56 s after the last node was Ready. Without
+// the admission a new node has no taint until the controller manager sees
+// it not Ready; the harness waits for its nodes to be Ready before using
 // them anyway.
 var clusterArgs = map[string]map[string]string{
 	"kube-controller-manager": {"controllers": "*,-ttl"},

@@ -59,9 +59,8 @@ func ProfileNodes(p *fixtures.Profile) (NodeSpec, error) {
 }
 
 // Node builds node i of the spec. It carries the deprecated beta os and arch
-// labels as a kubelet's node would: without them the controller manager's
-// node lifecycle controller adds them, a write per node that kept a gpu-5k
-// cluster busy for half a minute after its nodes were Ready.
+// labels, which the controller manager would otherwise write into each node
+// (see clusterArgs).
 func (s NodeSpec) Node(i int) *corev1.Node {
 	zone, block, rack := s.Set.Place(i)
 	lbl := map[string]string{
