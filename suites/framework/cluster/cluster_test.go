@@ -186,12 +186,16 @@ func TestKwokBadInput(t *testing.T) {
 func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 	o := KwokOptions{ControllerManagerFeatureGates: "GenericWorkload=false", APIServerEnv: map[string]string{"GOMEMLIMIT": "6144MiB", "GOGC": "off"},
 		APIServerArgs: map[string]string{"delete-collection-workers": "32"}}
-	doc := strings.Split(fmt.Sprintf(kwokConfig, o.componentsPatches()), "---\n")[0]
-	var c kwokconfig.KwokctlConfiguration
-	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
-		t.Fatalf("%v in:\n%s", err, doc)
+	patches := func(o KwokOptions) []kwokconfig.ComponentPatches {
+		t.Helper()
+		doc := strings.Split(fmt.Sprintf(kwokConfig, o.componentsPatches()), "---\n")[0]
+		var c kwokconfig.KwokctlConfiguration
+		if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+			t.Fatalf("%v in:\n%s", err, doc)
+		}
+		return c.ComponentsPatches
 	}
-	p := c.ComponentsPatches
+	p := patches(o)
 	if len(p) != 2 || p[0].Name != "kube-controller-manager" || len(p[0].ExtraArgs) != 2 ||
 		p[0].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "controllers", Value: "*,-ttl"}) ||
 		p[0].ExtraArgs[1] != (kwokconfig.ExtraArgs{Key: "feature-gates", Value: "GenericWorkload=false", Override: true}) ||
@@ -201,12 +205,7 @@ func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 		t.Fatalf("patches = %+v", p)
 	}
 	// Without options, every cluster's own flags alone.
-	doc = strings.Split(fmt.Sprintf(kwokConfig, KwokOptions{}.componentsPatches()), "---\n")[0]
-	c = kwokconfig.KwokctlConfiguration{}
-	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
-		t.Fatalf("%v in:\n%s", err, doc)
-	}
-	if p := c.ComponentsPatches; len(p) != 2 || len(p[0].ExtraArgs) != 1 || len(p[1].ExtraArgs) != 1 || len(p[1].ExtraEnvs) != 0 {
+	if p := patches(KwokOptions{}); len(p) != 2 || len(p[0].ExtraArgs) != 1 || len(p[1].ExtraArgs) != 1 || len(p[1].ExtraEnvs) != 0 {
 		t.Fatalf("patches without options = %+v", p)
 	}
 }

@@ -99,17 +99,22 @@ options:
 // replaces a flag it sets itself, and drops any other.
 func (o KwokOptions) componentsPatches() string {
 	var b strings.Builder
-	list := func(field, key string, m map[string]string) {
-		if len(m) == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "  %s:\n", field)
+	// items writes m's entries, sorted, as items of the list field above.
+	items := func(key string, m map[string]string) {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			fmt.Fprintf(&b, "  - %s: %s\n    value: %q\n", key, k, m[k])
 		}
 	}
-	b.WriteString("componentsPatches:\n- name: kube-controller-manager\n")
-	list("extraArgs", "key", clusterArgs["kube-controller-manager"])
+	list := func(field, key string, m map[string]string) {
+		if len(m) > 0 {
+			fmt.Fprintf(&b, "  %s:\n", field)
+			items(key, m)
+		}
+	}
+	// The controller manager always has clusterArgs, so its extraArgs list
+	// is always there for the feature gates (which need the override).
+	b.WriteString("componentsPatches:\n- name: kube-controller-manager\n  extraArgs:\n")
+	items("key", clusterArgs["kube-controller-manager"])
 	if o.ControllerManagerFeatureGates != "" {
 		fmt.Fprintf(&b, "  - key: feature-gates\n    value: %s\n    override: true\n", o.ControllerManagerFeatureGates)
 	}
