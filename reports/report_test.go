@@ -276,10 +276,15 @@ func TestBaselineAgreementCountsSizesWithinTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"3 of 5 sizes' p50 within 15% of the baseline's", "farthest 8gpu size 8 at 1.30", "scheduler 1.25", "| 1.30 |"} {
+	for _, want := range []string{"3 of 5 sizes' p50 within 15% of the baseline's", "farthest 8gpu size 8 at 1.30", "scheduler 1.25", "| 1.30 |",
+		"Each ratio divided by kube-apiserver's, for the machine's speed: 3 of 5 within 15%"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+
+	if a.MachineRatio == 0 || a.MachineWithin != 3 {
+		t.Errorf("machine ratio %v, %d within after it", a.MachineRatio, a.MachineWithin)
 	}
 
 	// A baseline that kept only its DataItems still gives the latencies.
@@ -287,10 +292,24 @@ func TestBaselineAgreementCountsSizesWithinTheTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = Load(sample, base)
-	if a := m.Bench[0].Agreement; a == nil || a.Within != 3 || len(a.Cost) != 0 || a.SortRatio != 0 {
+	if a := m.Bench[0].Agreement; a == nil || a.Within != 3 || len(a.Cost) != 0 || a.SortRatio != 0 || a.MachineRatio != 0 || a.MachineWithin != 0 {
 		t.Fatalf("agreement without the baseline's result file = %+v", a)
 	}
 	if !strings.Contains(strings.Join(m.Problems, "\n"), "baseline bench/smoke-result.json: missing") {
 		t.Errorf("problems = %v", m.Problems)
+	}
+}
+
+func TestMachineAgreementDividesByTheAPIServersCPUPerPod(t *testing.T) {
+	rows := []BenchRow{{BaselineRatio: 1.25}, {BaselineRatio: 1.3}, {BaselineRatio: 1.1}, {BaselineRatio: 0.9}}
+	run := func(apiCPU float64) benchResult {
+		return benchResult{PodsBound: 100, Cost: []bench.Cost{{Process: "scheduler", CPUSeconds: 1}, {Process: MachineProcess, CPUSeconds: apiCPU}}}
+	}
+	// The API server spent 1.2 times the CPU per pod: divided by that, 1.04,
+	// 1.08 and 0.92 meet the target and 0.75 does not; undivided, only 1.1
+	// and 0.9 do.
+	a := agreement(rows, run(1.2), run(1))
+	if a.Within != 2 || math.Abs(a.MachineRatio-1.2) > 1e-6 || a.MachineWithin != 3 {
+		t.Fatalf("agreement = %+v", a)
 	}
 }
