@@ -132,7 +132,8 @@ type Agreement struct {
 // 0.916, the scheduler's the same to 0.001 (README, Benchmarks).
 const MachineProcess = "kube-apiserver"
 
-// MachineProcess is the package's MachineProcess, for the report to name.
+// MachineProcess names the process the ratios are divided by, for the
+// report's templates.
 func (Agreement) MachineProcess() string { return MachineProcess }
 
 // agrees says whether a ratio of two medians meets AgreeWithin.
@@ -400,13 +401,12 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 	for _, c := range cur.Cost {
 		for _, b := range base.Cost {
 			if now, then := c.PerPod(cur.PodsBound), b.PerPod(base.PodsBound); b.Process == c.Process && now > 0 && then > 0 {
-				a.Cost = append(a.Cost, CostRatio{Process: c.Process, Ratio: float64(now) / float64(then)})
+				r := CostRatio{Process: c.Process, Ratio: float64(now) / float64(then)}
+				a.Cost = append(a.Cost, r)
+				if r.Process == MachineProcess {
+					a.MachineRatio = r.Ratio
+				}
 			}
-		}
-	}
-	for _, c := range a.Cost {
-		if c.Process == MachineProcess {
-			a.MachineRatio = c.Ratio
 		}
 	}
 	for _, r := range rows {
