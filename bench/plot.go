@@ -73,11 +73,18 @@ func figures(r *Result) []figure {
 		}
 		var t plotter.XYs
 		for _, sr := range srs {
+			// A concurrent workload bound within its first second of binds
+			// has no throughput sample (throughputSampler).
+			if len(sr.Throughput) == 0 {
+				continue
+			}
 			v := append([]float64(nil), sr.Throughput...)
 			sort.Float64s(v)
 			t = append(t, plotter.XY{X: float64(sr.Size), Y: percentile(v, .5)})
 		}
-		tp.series = append(tp.series, series{w + " median", t})
+		if len(t) > 0 {
+			tp.series = append(tp.series, series{w + " median", t})
+		}
 	}
 	var out []figure
 	for _, f := range []figure{lat, srv, tp, spr} {

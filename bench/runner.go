@@ -373,17 +373,14 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 		gangs = append(gangs, newGang(t, r.ns, r.Workload, size, i))
 	}
 	base := r.col.Total()
-	last := base
 	sampling := make(chan struct{})
-	var samples []float64
-	// Throughput is sampled from the first create on, as upstream does.
+	var tp throughputSampler
 	go func() {
 		defer close(sampling)
 		wctx, cancel := context.WithTimeout(ctx, gangTimeout)
 		defer cancel()
-		_ = r.col.WaitTotal(wctx, base+size*len(gangs), func(_ time.Time, total int) {
-			samples = append(samples, float64(total-last))
-			last = total
+		_ = r.col.WaitTotal(wctx, base+size*len(gangs), func(now time.Time, total int) {
+			tp.observe(now, total-base)
 		})
 	}()
 	created := addTime(&p.Creating)
@@ -397,7 +394,7 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 	if err := ctx.Err(); err != nil {
 		return sr, err
 	}
-	sr.Throughput = samples
+	sr.Throughput = tp.samples
 	for i, g := range gangs {
 		times := r.col.Gang(g.Name)
 		if times.Bound < size {
