@@ -124,6 +124,12 @@ type Agreement struct {
 	// the machine's move.
 	MachineRatio  float64
 	MachineWithin int
+	// ThroughputWithin of ThroughputCompared concurrent workloads have their
+	// throughput within AgreeWithin of the baseline's, the figure such a
+	// workload measures (its gangs' latencies are mostly their wait in the
+	// queue); ThroughputFarthest lies farthest from it.
+	ThroughputWithin, ThroughputCompared int
+	ThroughputFarthest                   BenchRow
 }
 
 // MachineProcess is the process whose CPU time per pod bound stands for the
@@ -160,6 +166,9 @@ type BenchRow struct {
 	ServerP50 string
 	// BaselineRatio is P50 over the baseline run's; zero without one.
 	BaselineRatio float64
+	// BaselineThroughputRatio is Throughput over the baseline run's, for
+	// concurrent workloads; zero otherwise.
+	BaselineThroughputRatio float64
 	// name is the DataItems name the row came from.
 	name string
 }
@@ -306,7 +315,7 @@ func (m *Model) loadControls(dir string) {
 
 func (m *Model) loadBench(dir, baseline string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "bench", "*-result.json"))
-	base := map[string]float64{}
+	base := map[string]baselineFigures{}
 	if baseline != "" {
 		bfiles, _ := filepath.Glob(filepath.Join(baseline, "bench", "*.json"))
 		for _, f := range bfiles {
@@ -317,9 +326,14 @@ func (m *Model) loadBench(dir, baseline string) {
 			}
 			if readJSON(f, &items) == nil {
 				for _, it := range items.DataItems {
-					if it.Labels["Metric"] == "GangLatency" {
-						base[it.Labels["Name"]] = it.Data.Perc50
+					b := base[it.Labels["Name"]]
+					switch it.Labels["Metric"] {
+					case "GangLatency":
+						b.p50 = it.Data.Perc50
+					case "SchedulingThroughput":
+						b.throughput = it.Data.Average
 					}
+					base[it.Labels["Name"]] = b
 				}
 			}
 		}
@@ -412,6 +426,15 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 	for _, r := range rows {
 		if a.MachineRatio > 0 && r.BaselineRatio > 0 && agrees(r.BaselineRatio/a.MachineRatio) {
 			a.MachineWithin++
+		}
+		if x := r.BaselineThroughputRatio; x > 0 {
+			a.ThroughputCompared++
+			if agrees(x) {
+				a.ThroughputWithin++
+			}
+			if far := a.ThroughputFarthest.BaselineThroughputRatio; far == 0 || math.Abs(math.Log(x)) > math.Abs(math.Log(far)) {
+				a.ThroughputFarthest = r
+			}
 		}
 	}
 	a.SortRatio = medianRatio(cur.Pacing.Calibration.CPU, base.Pacing.Calibration.CPU)
@@ -511,8 +534,11 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
+// baselineFigures are what a row is compared with in the baseline run.
+type baselineFigures struct{ p50, throughput float64 }
+
 // rows makes one table row per workload and size from the DataItems.
-func rows(items bench.DataItems, base map[string]float64) []BenchRow {
+func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
 	byName := map[string]*BenchRow{}
 	var order []string
 	for _, it := range items.DataItems {
@@ -531,11 +557,12 @@ func rows(items bench.DataItems, base map[string]float64) []BenchRow {
 		switch it.Labels["Metric"] {
 		case "GangLatency":
 			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
-			if b, ok := base[name]; ok && b > 0 {
-				r.BaselineRatio = it.Data.Perc50 / b
-			}
+			r.BaselineRatio = ratio(it.Data.Perc50, base[name].p50)
 		case "SchedulingThroughput":
 			r.Throughput = it.Data.Average
+			if r.Mode == bench.ModeConcurrent {
+				r.BaselineThroughputRatio = ratio(it.Data.Average, base[name].throughput)
+			}
 		case "PodGroupSchedulingAttempt":
 			r.ServerP50 = fmt.Sprintf("%.2f", it.Data.Perc50)
 			// Buckets reads "p50 in (1,2]ms p90 in ...": keep p50's bucket.

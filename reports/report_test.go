@@ -313,3 +313,33 @@ func TestMachineAgreementDividesByTheAPIServersCPUPerPod(t *testing.T) {
 		t.Fatalf("agreement = %+v", a)
 	}
 }
+
+// A concurrent workload is compared by its throughput too, the figure it
+// measures; a sequential one only by its gangs' latencies.
+func TestConcurrentThroughputAgreementAgainstTheBaseline(t *testing.T) {
+	item := func(metric, name, mode string, v float64) bench.DataItem {
+		return bench.DataItem{Data: bench.Summary{Perc50: v, Average: v},
+			Labels: map[string]string{"Metric": metric, "Name": name, "Size": "3", "Mode": mode}}
+	}
+	items := bench.DataItems{DataItems: []bench.DataItem{
+		item("GangLatency", "s/a/size=3", bench.ModeConcurrent, 1000), item("SchedulingThroughput", "s/a/size=3", bench.ModeConcurrent, 100),
+		item("GangLatency", "s/b/size=3", bench.ModeConcurrent, 1000), item("SchedulingThroughput", "s/b/size=3", bench.ModeConcurrent, 70),
+		item("GangLatency", "s/c/size=3", bench.ModeSequential, 1000), item("SchedulingThroughput", "s/c/size=3", bench.ModeSequential, 50),
+	}}
+	// a at 1.11 meets the target, b at 0.70 does not; c's throughput, its
+	// gang size over each gang's latency, is no figure of its own.
+	base := map[string]baselineFigures{"s/a/size=3": {1000, 90}, "s/b/size=3": {1000, 100}, "s/c/size=3": {1000, 10}}
+	rs := rows(items, base)
+	a := agreement(rs, benchResult{}, benchResult{})
+	if a.Within != 3 || a.ThroughputCompared != 2 || a.ThroughputWithin != 1 || a.ThroughputFarthest.Workload != "b" || rs[2].BaselineThroughputRatio != 0 {
+		t.Fatalf("agreement = %+v, rows = %+v", a, rs)
+	}
+	m := &Model{Bench: []Scenario{{Name: "s", Rows: rs, Agreement: a}}}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Throughput of the concurrent workloads over the baseline's: 1 of 2 within 15%, farthest b at 0.70."; !strings.Contains(string(md), want) {
+		t.Errorf("report lacks %q", want)
+	}
+}
