@@ -403,7 +403,7 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 		if agrees(x) {
 			a.Within++
 		}
-		if a.Farthest.BaselineRatio == 0 || math.Abs(math.Log(x)) > math.Abs(math.Log(a.Farthest.BaselineRatio)) {
+		if farther(x, a.Farthest.BaselineRatio) {
 			a.Farthest = r
 		}
 		logSum += math.Log(x)
@@ -432,7 +432,7 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 			if agrees(x) {
 				a.ThroughputWithin++
 			}
-			if far := a.ThroughputFarthest.BaselineThroughputRatio; far == 0 || math.Abs(math.Log(x)) > math.Abs(math.Log(far)) {
+			if farther(x, a.ThroughputFarthest.BaselineThroughputRatio) {
 				a.ThroughputFarthest = r
 			}
 		}
@@ -441,6 +441,9 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 	a.MemoryRatio = medianRatio(cur.Pacing.Calibration.Memory, base.Pacing.Calibration.Memory)
 	return a
 }
+
+// farther says whether ratio x lies farther from 1 than y, or y is none.
+func farther(x, y float64) bool { return y == 0 || math.Abs(math.Log(x)) > math.Abs(math.Log(y)) }
 
 // medianRatio is the median of now over the median of then; zero when
 // either has no samples.
