@@ -13,7 +13,8 @@ import "time"
 // seconds before the first bind as zeros, as gangconf did before, made a
 // workload's average depend on how long its first gang took to create.
 type throughputSampler struct {
-	started bool
+	// last is the total at the last tick that recorded or started the
+	// sampling; zero until a pod is bound.
 	last    int
 	lastAt  time.Time
 	skipped int
@@ -25,8 +26,8 @@ func (s *throughputSampler) observe(now time.Time, total int) {
 	switch {
 	case total == 0:
 		return
-	case !s.started:
-		s.started = true
+	case s.last == 0:
+		// The first tick with a pod bound: its interval is dropped.
 	case total == s.last:
 		s.skipped++
 		return

@@ -16,15 +16,18 @@ import (
 //go:embed templates/*.tmpl
 var templates embed.FS
 
+// oneDecimal is how the report writes milliseconds and rates.
+func oneDecimal(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
 var funcs = map[string]any{
-	"ms": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	"ms": oneDecimal,
 	// rate is a throughput, "-" for none: a concurrent workload bound within
 	// its first second of binds has no sample, as upstream's would not.
 	"rate": func(v float64) string {
 		if v == 0 {
 			return "-"
 		}
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		return oneDecimal(v)
 	},
 	// times is a ratio, "-" for none: two decimals, or below 0.1 two
 	// significant digits, so that 4.8 ms over 2048 reads 0.0023, not 0.00.
