@@ -24,12 +24,13 @@ PROCS ?= 4## parallel Ginkgo processes
 SCENARIO ?=## bench scenarios, comma list (default: the standard set): smoke, gang-size-sweep, upstream-gangs
 SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
 REPEATS ?= 1## bench: runs of each scenario on one cluster, pooled into one result
+BESIDE ?=## bench: ceiling runs the ceiling binder beside SCHEDULER, gang about gang, for ratios within one run
 UPSTREAM_WORKLOADS ?=## bench-upstream: upstream scheduler_perf workloads, comma list (default: all six of upstream-gangs)
 BASELINE ?=## report: another results directory to compare the benchmarks with
 PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, documentation_url, contact_email_address)
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BASELINE PRODUCT UPSTREAM_WORKLOADS
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml

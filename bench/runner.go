@@ -47,6 +47,31 @@ type Target struct {
 	// CollectionDelete says the API server runs APIServerArgs, so a gang
 	// is removed by one collection delete rather than a delete per pod.
 	CollectionDelete bool
+	// Beside is a second binder measured in the same run; nil: none.
+	Beside *Beside
+}
+
+// Beside is a second binder whose gangs take turns with the scheduler
+// under test's in one run: each workload gets a twin, named
+// <workload>@<Name>, whose pods name SchedulerName. In sequential mode the
+// twin's gang runs right after the original's at each size of a round; a
+// concurrent twin runs right after the original workload. This machine's
+// speed moved by up to 30% between runs minutes apart (README, Benchmarks)
+// and every latency with it; a ratio of two figures measured turn about in
+// one run does not carry that move.
+type Beside struct {
+	Name          string `json:"name"`
+	SchedulerName string `json:"schedulerName"`
+}
+
+// TwinName is the name of a workload's twin run by the binder beside.
+func TwinName(workload, beside string) string { return workload + "@" + beside }
+
+// twin is the target as the binder beside it: its scheduler name, and no
+// histograms, as they are the scheduler's.
+func (t Target) twin() Target {
+	t.SchedulerName, t.MetricsPort, t.Beside = t.Beside.SchedulerName, 0, nil
+	return t
 }
 
 // GangResult is one gang's client-side timings.
@@ -87,15 +112,18 @@ type Result struct {
 	Cost        []Cost               `json:"cost"`
 	// PodsBound counts every pod bound during the scenario, warm-up gangs'
 	// too: the work that Cost paid for.
-	PodsBound int           `json:"podsBound"`
-	Pacing    Pacing        `json:"pacing"`
-	Took      time.Duration `json:"tookNs"`
+	PodsBound int `json:"podsBound"`
+	// Beside is the binder whose twins ran beside the scheduler; nil: none.
+	Beside *Beside       `json:"beside,omitempty"`
+	Pacing Pacing        `json:"pacing"`
+	Took   time.Duration `json:"tookNs"`
 }
 
-// workloadRun is one workload of a run with its namespace and the collector
-// watching it.
+// workloadRun is one workload of a run with the target that binds its
+// gangs, its namespace and the collector watching it.
 type workloadRun struct {
 	Workload
+	t   Target
 	ns  string
 	col *Collector
 	srs []SizeResult
@@ -107,7 +135,7 @@ type workloadRun struct {
 func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) (*Result, error) {
 	start := time.Now()
 	meter := StartCostMeter(t.Processes)
-	res := &Result{Scenario: s}
+	res := &Result{Scenario: s, Beside: t.Beside}
 	var runs []*workloadRun
 	stopCollectors := func() {
 		for _, r := range runs {
@@ -119,8 +147,8 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		meter.Stop()
 	}
 	var seq []*workloadRun
-	for _, w := range s.Workloads {
-		r := &workloadRun{Workload: w, ns: namespaceFor(s.Name, w.Name)}
+	for _, r := range workloadRuns(t, s) {
+		r.ns = namespaceFor(s.Name, r.Name)
 		if err := createNamespace(ctx, t.Client, r.ns); err != nil {
 			stop()
 			return nil, err
@@ -132,7 +160,7 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		}
 		r.col = col
 		runs = append(runs, r)
-		if w.Mode == ModeSequential {
+		if r.Mode == ModeSequential {
 			seq = append(seq, r)
 		}
 	}
@@ -146,7 +174,7 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	}
 	for _, r := range runs {
 		if r.Mode != ModeSequential {
-			if err := runConcurrent(ctx, t, r, &res.Pacing); err != nil {
+			if err := runConcurrent(ctx, r.t, r, &res.Pacing); err != nil {
 				stop()
 				return nil, fmt.Errorf("%s/%s %w", s.Name, r.Name, err)
 			}
@@ -173,6 +201,20 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		s.Name, p.Creating.Round(time.Second), p.Removing.Round(time.Second), p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
 		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
 	return res, nil
+}
+
+// workloadRuns are the scenario's workloads, each followed by its twin when
+// a binder runs beside the target.
+func workloadRuns(t Target, s *Scenario) []*workloadRun {
+	var out []*workloadRun
+	for _, w := range s.Workloads {
+		out = append(out, &workloadRun{Workload: w, t: t})
+		if t.Beside != nil {
+			w.Name = TwinName(w.Name, t.Beside.Name)
+			out = append(out, &workloadRun{Workload: w, t: t.twin()})
+		}
+	}
+	return out
 }
 
 // Merge folds a repeat of the same scenario into r, so that a run with
@@ -300,7 +342,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 			r.srs[i] = SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 		}
 		warmup := SizeResult{Size: slices.Max(r.Sizes)}
-		if err := runOneGang(ctx, t, r, &warmup, warmupGang, p); err != nil {
+		if err := runOneGang(ctx, r.t, r, &warmup, warmupGang, p); err != nil {
 			return fmt.Errorf("%s warm-up gang of size %d: %w", r.Name, warmup.Size, err)
 		}
 	}
@@ -311,7 +353,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 				return err
 			}
 			sr := &tu.run.srs[tu.size]
-			if err := runOneGang(ctx, t, tu.run, sr, tu.gang, p); err != nil {
+			if err := runOneGang(ctx, tu.run.t, tu.run, sr, tu.gang, p); err != nil {
 				return fmt.Errorf("%s size %d: %w", tu.run.Name, sr.Size, err)
 			}
 		}
@@ -554,7 +596,7 @@ func removePods(ctx context.Context, cs kubernetes.Interface, ns, selector strin
 // namespaceFor turns scenario and workload names into a namespace name.
 func namespaceFor(scenario, workload string) string {
 	n := strings.ToLower("bench-" + scenario + "-" + workload)
-	n = strings.NewReplacer("_", "-", ".", "-").Replace(n)
+	n = strings.NewReplacer("_", "-", ".", "-", "@", "-").Replace(n)
 	if len(n) > 63 {
 		n = strings.TrimRight(n[:63], "-")
 	}

@@ -3,19 +3,53 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
+
+// deleteCollections has the fake clientset delete collections of pods and
+// PodGroups, which its object tracker does not.
+func deleteCollections(cs *fake.Clientset) {
+	for _, kind := range []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod"), schedulingv1beta1.SchemeGroupVersion.WithKind("PodGroup")} {
+		gvr, _ := meta.UnsafeGuessKindToResource(kind)
+		cs.PrependReactor("delete-collection", gvr.Resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
+			// The tracker, not the clientset: a reactor runs under its lock.
+			sel := a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels
+			l, err := cs.Tracker().List(gvr, kind, a.GetNamespace())
+			if err != nil {
+				return true, nil, err
+			}
+			items, err := meta.ExtractList(l)
+			if err != nil {
+				return true, nil, err
+			}
+			for _, o := range items {
+				m, _ := meta.Accessor(o)
+				if sel.Matches(labels.Set(m.GetLabels())) {
+					err = errors.Join(err, cs.Tracker().Delete(gvr, m.GetNamespace(), m.GetName()))
+				}
+			}
+			return true, nil, err
+		})
+	}
+}
 
 // A repeat of a scenario creates its namespaces again right after the run
 // before deleted them; it must wait for the old ones to go rather than take
@@ -51,21 +85,8 @@ func TestCreateNamespaceWaitsForATerminatingOneToGo(t *testing.T) {
 func TestRemoveGangDeletesEachPodOrTheCollection(t *testing.T) {
 	for _, collection := range []bool{false, true} {
 		cs := fake.NewClientset()
+		deleteCollections(cs)
 		pods := corev1.SchemeGroupVersion.WithResource("pods")
-		cs.PrependReactor("delete-collection", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-			// The tracker, not the clientset: a reactor runs under its lock.
-			sel := a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels
-			l, err := cs.Tracker().List(pods, corev1.SchemeGroupVersion.WithKind("Pod"), a.GetNamespace())
-			if err != nil {
-				return true, nil, err
-			}
-			for _, p := range l.(*corev1.PodList).Items {
-				if sel.Matches(labels.Set(p.Labels)) {
-					err = errors.Join(err, cs.Tracker().Delete(pods, p.Namespace, p.Name))
-				}
-			}
-			return true, nil, err
-		})
 		ctx := context.Background()
 		g := &gang.Gang{Namespace: "bench", Name: "g", MinCount: 5, Members: 5, Requests: gang.GPUs(8)}
 		if err := g.Create(ctx, cs); err != nil {
@@ -90,5 +111,74 @@ func TestRemoveGangDeletesEachPodOrTheCollection(t *testing.T) {
 		if err != nil || len(left) > 0 || !maps.Equal(deletes, want) {
 			t.Errorf("collection delete %v: deletes %v, want %v; %d pods left, %v", collection, deletes, want, len(left), err)
 		}
+	}
+}
+
+// With a binder beside the scheduler, every workload has a twin whose pods
+// name the binder, and the two take turns: at each size of a round the
+// twin's gang right after the original's, a concurrent twin right after its
+// original; so that a ratio of the two is of one machine's moment.
+func TestBesideTwinsTakeTurnsWithTheScheduler(t *testing.T) {
+	cs := fake.NewClientset()
+	deleteCollections(cs)
+	s := &Scenario{Name: "demo", Workloads: []Workload{
+		{Name: "seq", Policy: PolicyGang, Mode: ModeSequential, Sizes: []int{1, 2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
+		{Name: "conc", Policy: PolicyGang, Mode: ModeConcurrent, Sizes: []int{2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
+	}}
+	beside := &Beside{Name: "ceiling", SchedulerName: "gangconf-ceiling"}
+	var mu sync.Mutex
+	var order []string
+	schedulers := map[string]string{}
+	for _, w := range []string{"seq", "conc"} {
+		for _, ns := range []string{namespaceFor(s.Name, w), namespaceFor(s.Name, TwinName(w, beside.Name))} {
+			if err := cs.Tracker().Add(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cs.PrependReactor("create", "podgroups", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		pg := a.(k8stesting.CreateAction).GetObject().(*schedulingv1beta1.PodGroup)
+		order = append(order, strings.TrimPrefix(pg.Namespace, "bench-demo-")+"/"+pg.Name)
+		return false, nil, nil
+	})
+	// Every pod is bound as it is created, by whichever binder it names.
+	cs.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		p := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod)
+		if prev, ok := schedulers[p.Namespace]; ok && prev != p.Spec.SchedulerName {
+			t.Errorf("namespace %s has pods of %s and %s", p.Namespace, prev, p.Spec.SchedulerName)
+		}
+		schedulers[p.Namespace] = p.Spec.SchedulerName
+		p.Spec.NodeName = "node"
+		return false, nil, nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Target{Client: cs, SchedulerName: "sched", Beside: beside}, s, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"seq/s2-warmup", "seq-ceiling/s2-warmup",
+		"seq/s1-g0", "seq-ceiling/s1-g0", "seq/s2-g0", "seq-ceiling/s2-g0",
+		"seq/s1-g1", "seq-ceiling/s1-g1", "seq/s2-g1", "seq-ceiling/s2-g1",
+		"conc/s2-g0", "conc/s2-g1", "conc-ceiling/s2-g0", "conc-ceiling/s2-g1",
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("gangs ran in the order\n%v\nwant\n%v", order, want)
+	}
+	wantSched := map[string]string{"bench-demo-seq": "sched", "bench-demo-seq-ceiling": "gangconf-ceiling", "bench-demo-conc": "sched", "bench-demo-conc-ceiling": "gangconf-ceiling"}
+	if !maps.Equal(schedulers, wantSched) {
+		t.Errorf("pods named schedulers %v, want %v", schedulers, wantSched)
+	}
+	var workloads []string
+	for _, sr := range res.Sizes {
+		workloads = append(workloads, fmt.Sprintf("%s/%d:%d", sr.Workload, sr.Size, len(sr.Gangs)))
+	}
+	if got, want := fmt.Sprint(workloads), "[seq/1:2 seq/2:2 seq@ceiling/1:2 seq@ceiling/2:2 conc/2:2 conc@ceiling/2:2]"; got != want || res.Beside != beside {
+		t.Errorf("result sizes %s (beside %v), want %s (beside %v)", got, res.Beside, want, beside)
 	}
 }

@@ -130,6 +130,11 @@ type Agreement struct {
 	// queue); ThroughputFarthest lies farthest from it.
 	ThroughputWithin, ThroughputCompared int
 	ThroughputFarthest                   BenchRow
+	// BesideWithin of BesideCompared rows have their ratio over the binder
+	// beside (BenchRow.BesideRatio) within AgreeWithin of the baseline's;
+	// BesideFarthest lies farthest from it.
+	BesideWithin, BesideCompared int
+	BesideFarthest               BenchRow
 }
 
 // MachineProcess is the process whose CPU time per pod bound stands for the
@@ -169,6 +174,14 @@ type BenchRow struct {
 	// BaselineThroughputRatio is Throughput over the baseline run's, for
 	// concurrent workloads; zero otherwise.
 	BaselineThroughputRatio float64
+	// Beside names the binder whose twin of this workload ran beside it,
+	// turn about (bench.Beside); empty without one. BesideRatio is this
+	// row's figure over the twin's from the same run: the p50 latency in
+	// sequential mode, the throughput in concurrent mode, as neither carries
+	// the machine's move between runs. BaselineBesideRatio is BesideRatio
+	// over the baseline run's; zero without one.
+	Beside                           string
+	BesideRatio, BaselineBesideRatio float64
 	// name is the DataItems name the row came from.
 	name string
 }
@@ -325,15 +338,8 @@ func (m *Model) loadBench(dir, baseline string) {
 				continue
 			}
 			if readJSON(f, &items) == nil {
-				for _, it := range items.DataItems {
-					b := base[it.Labels["Name"]]
-					switch it.Labels["Metric"] {
-					case "GangLatency":
-						b.p50 = it.Data.Perc50
-					case "SchedulingThroughput":
-						b.throughput = it.Data.Average
-					}
-					base[it.Labels["Name"]] = b
+				for _, r := range rows(items, nil) {
+					base[r.name] = baselineFigures{p50: r.P50, throughput: r.Throughput, beside: r.BesideRatio}
 				}
 			}
 		}
@@ -427,19 +433,28 @@ func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
 		if a.MachineRatio > 0 && r.BaselineRatio > 0 && agrees(r.BaselineRatio/a.MachineRatio) {
 			a.MachineWithin++
 		}
-		if x := r.BaselineThroughputRatio; x > 0 {
-			a.ThroughputCompared++
-			if agrees(x) {
-				a.ThroughputWithin++
-			}
-			if farther(x, a.ThroughputFarthest.BaselineThroughputRatio) {
-				a.ThroughputFarthest = r
-			}
-		}
+		tally(r, r.BaselineBesideRatio, a.BesideFarthest.BaselineBesideRatio, &a.BesideWithin, &a.BesideCompared, &a.BesideFarthest)
+		tally(r, r.BaselineThroughputRatio, a.ThroughputFarthest.BaselineThroughputRatio, &a.ThroughputWithin, &a.ThroughputCompared, &a.ThroughputFarthest)
 	}
 	a.SortRatio = medianRatio(cur.Pacing.Calibration.CPU, base.Pacing.Calibration.CPU)
 	a.MemoryRatio = medianRatio(cur.Pacing.Calibration.Memory, base.Pacing.Calibration.Memory)
 	return a
+}
+
+// tally counts row r's ratio x over the baseline, if it has one: compared,
+// within the target, and whether it lies farther from 1 than the farthest
+// so far, whose ratio is farthestX.
+func tally(r BenchRow, x, farthestX float64, within, compared *int, farthest *BenchRow) {
+	if x <= 0 {
+		return
+	}
+	*compared++
+	if agrees(x) {
+		*within++
+	}
+	if farther(x, farthestX) {
+		*farthest = r
+	}
 }
 
 // farther says whether ratio x lies farther from 1 than y, or y is none.
@@ -538,7 +553,7 @@ func ratio(a, b float64) float64 {
 }
 
 // baselineFigures are what a row is compared with in the baseline run.
-type baselineFigures struct{ p50, throughput float64 }
+type baselineFigures struct{ p50, throughput, beside float64 }
 
 // rows makes one table row per workload and size from the DataItems.
 func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
@@ -578,6 +593,47 @@ func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
 	var out []BenchRow
 	for _, n := range order {
 		out = append(out, *byName[n])
+	}
+	pairBeside(out)
+	for i := range out {
+		out[i].BaselineBesideRatio = ratio(out[i].BesideRatio, base[out[i].name].beside)
+	}
+	return out
+}
+
+// pairBeside gives each row whose workload has a twin (named
+// <workload>@<binder>, bench.TwinName) its ratio over the twin's row of the
+// same size.
+func pairBeside(rows []BenchRow) {
+	type key struct{ workload, size string }
+	twins := map[key]BenchRow{}
+	for _, r := range rows {
+		if workload, _, ok := strings.Cut(r.Workload, "@"); ok {
+			twins[key{workload, r.Size}] = r
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		twin, ok := twins[key{r.Workload, r.Size}]
+		if !ok {
+			continue
+		}
+		_, r.Beside, _ = strings.Cut(twin.Workload, "@")
+		if r.Mode == bench.ModeConcurrent {
+			r.BesideRatio = ratio(r.Throughput, twin.Throughput)
+		} else {
+			r.BesideRatio = ratio(r.P50, twin.P50)
+		}
+	}
+}
+
+// BesideRows are the rows with a ratio over a binder beside them.
+func (s Scenario) BesideRows() []BenchRow {
+	var out []BenchRow
+	for _, r := range s.Rows {
+		if r.BesideRatio > 0 {
+			out = append(out, r)
+		}
 	}
 	return out
 }

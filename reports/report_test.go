@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
@@ -328,7 +329,7 @@ func TestConcurrentThroughputAgreementAgainstTheBaseline(t *testing.T) {
 	}}
 	// a at 1.11 meets the target, b at 0.70 does not; c's throughput, its
 	// gang size over each gang's latency, is no figure of its own.
-	base := map[string]baselineFigures{"s/a/size=3": {1000, 90}, "s/b/size=3": {1000, 100}, "s/c/size=3": {1000, 10}}
+	base := map[string]baselineFigures{"s/a/size=3": {p50: 1000, throughput: 90}, "s/b/size=3": {p50: 1000, throughput: 100}, "s/c/size=3": {p50: 1000, throughput: 10}}
 	rs := rows(items, base)
 	a := agreement(rs, benchResult{}, benchResult{})
 	if a.Within != 3 || a.ThroughputCompared != 2 || a.ThroughputWithin != 1 || a.ThroughputFarthest.Workload != "b" || rs[2].BaselineThroughputRatio != 0 {
@@ -341,5 +342,58 @@ func TestConcurrentThroughputAgreementAgainstTheBaseline(t *testing.T) {
 	}
 	if want := "Throughput of the concurrent workloads over the baseline's: 1 of 2 within 15%, farthest b at 0.70."; !strings.Contains(string(md), want) {
 		t.Errorf("report lacks %q", want)
+	}
+}
+
+// A workload run beside a binder gets its figure over its twin's of the same
+// run: the p50 latency in sequential mode, the throughput in concurrent
+// mode; against a baseline, that ratio over the baseline's.
+func TestBesideRatiosWithinARunAndAgainstTheBaseline(t *testing.T) {
+	item := func(metric, name, size, mode string, v float64) bench.DataItem {
+		return bench.DataItem{Data: bench.Summary{Perc50: v, Average: v},
+			Labels: map[string]string{"Metric": metric, "Name": name, "Size": size, "Mode": mode}}
+	}
+	seq, conc := bench.ModeSequential, bench.ModeConcurrent
+	items := bench.DataItems{DataItems: []bench.DataItem{
+		item("GangLatency", "s/a/size=8", "8", seq, 300), item("SchedulingThroughput", "s/a/size=8", "8", seq, 26),
+		item("GangLatency", "s/a/size=64", "64", seq, 800),
+		item("GangLatency", "s/a@ceiling/size=8", "8", seq, 100), item("SchedulingThroughput", "s/a@ceiling/size=8", "8", seq, 80),
+		item("GangLatency", "s/a@ceiling/size=64", "64", seq, 200),
+		item("GangLatency", "s/c/size=3", "3", conc, 9000), item("SchedulingThroughput", "s/c/size=3", "3", conc, 60),
+		item("GangLatency", "s/c@ceiling/size=3", "3", conc, 1000), item("SchedulingThroughput", "s/c@ceiling/size=3", "3", conc, 200),
+		// No twin at this size: no ratio.
+		item("GangLatency", "s/a/size=128", "128", seq, 1500),
+	}}
+	// a/8 at 3.0 over the baseline's 2.5 misses the target (1.20), a/64 at
+	// 4.0 over 3.8 meets it, c at 0.30 over 0.28 too.
+	base := map[string]baselineFigures{"s/a/size=8": {p50: 300, beside: 2.5}, "s/a/size=64": {p50: 800, beside: 3.8}, "s/c/size=3": {p50: 9000, beside: 0.28}}
+	rs := rows(items, base)
+	got := map[string]string{}
+	for _, r := range rs {
+		got[r.Workload+"/"+r.Size] = fmt.Sprintf("%s %.2f %.3f", r.Beside, r.BesideRatio, r.BaselineBesideRatio)
+	}
+	for name, want := range map[string]string{"a/8": "ceiling 3.00 1.200", "a/64": "ceiling 4.00 1.053", "c/3": "ceiling 0.30 1.071",
+		"a/128": " 0.00 0.000", "a@ceiling/8": " 0.00 0.000"} {
+		if got[name] != want {
+			t.Errorf("row %s: beside, ratio, over the baseline's = %q, want %q", name, got[name], want)
+		}
+	}
+	a := agreement(rs, benchResult{}, benchResult{})
+	if a.BesideCompared != 3 || a.BesideWithin != 2 || a.BesideFarthest.Workload != "a" || a.BesideFarthest.Size != "8" {
+		t.Fatalf("agreement = %+v", a)
+	}
+	m := &Model{Bench: []Scenario{{Name: "s", Rows: rs, Agreement: a}}}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| a | 8 | ceiling | p50 latency | 3.00 | 1.20 |", "| c | 3 | ceiling | throughput | 0.30 | 1.07 |",
+		"Ratios over the binder beside, within each run, over the baseline's: 2 of 3 within 15%, farthest a size 8 at 1.20."} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(string(md), "| a | 128 | ceiling") {
+		t.Error("a row without a twin is in the table of ratios beside")
 	}
 }

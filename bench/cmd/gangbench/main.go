@@ -26,7 +26,8 @@ const usage = `usage: gangbench (no arguments; make bench runs it)
 
 Settings come from the environment, as make bench passes them: SCENARIO (names,
 comma-separated; empty: the standard set), SIZES, REPEATS, SCHEDULER (a
-reference profile, binary, command, external or ceiling), PROVIDER, RESULTS,
+reference profile, binary, command, external or ceiling), BESIDE (ceiling: its
+gangs take turns with the scheduler's in the same run), PROVIDER, RESULTS,
 BIN_DIR and the scheduler's settings (make help lists them).
 `
 
@@ -42,8 +43,12 @@ func main() {
 
 func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
-// ceilingScheduler is the SCHEDULER name of the ceiling binder.
+// ceilingScheduler is the SCHEDULER (and BESIDE) name of the ceiling binder.
 const ceilingScheduler = "ceiling"
+
+// besideSchedulerName is the schedulerName of the pods the ceiling binds
+// when it runs beside the scheduler under test, a name no scheduler has.
+const besideSchedulerName = "gangconf-ceiling"
 
 func run(ctx context.Context) error {
 	settings := harness.FromEnv()
@@ -61,6 +66,10 @@ func run(ctx context.Context) error {
 		}
 	}
 	useCeiling := settings.Scheduler == ceilingScheduler
+	beside, err := besideOf(os.Getenv("BESIDE"), useCeiling)
+	if err != nil {
+		return err
+	}
 	if useCeiling {
 		// The ceiling binder runs in this process, under the default name.
 		settings.Scheduler, settings.SchedulerName = "external", "default-scheduler"
@@ -98,7 +107,7 @@ func run(ctx context.Context) error {
 		s.ClusterName = "bench"
 		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
 		s.APIServerArgs = bench.APIServerArgs()
-		if err := runOnCluster(ctx, s, useCeiling, byCluster[c], repeats, out, plots); err != nil {
+		if err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots); err != nil {
 			return err
 		}
 	}
@@ -106,7 +115,21 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scenarios []*bench.Scenario, repeats int, out, plots string) (err error) {
+// besideOf reads BESIDE: empty for none, or ceiling.
+func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
+	switch v {
+	case "":
+		return nil, nil
+	case ceilingScheduler:
+		if useCeiling {
+			return nil, fmt.Errorf("BESIDE=%s: the ceiling is already the scheduler under test", v)
+		}
+		return &bench.Beside{Name: ceilingScheduler, SchedulerName: besideSchedulerName}, nil
+	}
+	return nil, fmt.Errorf("BESIDE=%q: only %s can run beside the scheduler under test", v, ceilingScheduler)
+}
+
+func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, beside *bench.Beside, scenarios []*bench.Scenario, repeats int, out, plots string) (err error) {
 	env, err := harness.Up(ctx, s, false, logf)
 	if err != nil {
 		return err
@@ -144,6 +167,14 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, scen
 		}
 		defer b.Stop()
 		desc.Scheduler.Name = ceilingScheduler
+	}
+	if beside != nil {
+		b, err := ceiling.Start(ctx, cs, beside.SchedulerName)
+		if err != nil {
+			return err
+		}
+		defer b.Stop()
+		t.Beside = beside
 	}
 	if err := bench.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
 		return err
