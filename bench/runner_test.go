@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,43 +12,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/gangconf/gangconf/suites/framework/fakeapi"
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
-
-// deleteCollections has the fake clientset delete collections of pods and
-// PodGroups, which its object tracker does not.
-func deleteCollections(cs *fake.Clientset) {
-	for _, kind := range []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod"), schedulingv1beta1.SchemeGroupVersion.WithKind("PodGroup")} {
-		gvr, _ := meta.UnsafeGuessKindToResource(kind)
-		cs.PrependReactor("delete-collection", gvr.Resource, func(a k8stesting.Action) (bool, runtime.Object, error) {
-			// The tracker, not the clientset: a reactor runs under its lock.
-			sel := a.(k8stesting.DeleteCollectionAction).GetListRestrictions().Labels
-			l, err := cs.Tracker().List(gvr, kind, a.GetNamespace())
-			if err != nil {
-				return true, nil, err
-			}
-			items, err := meta.ExtractList(l)
-			if err != nil {
-				return true, nil, err
-			}
-			for _, o := range items {
-				m, _ := meta.Accessor(o)
-				if sel.Matches(labels.Set(m.GetLabels())) {
-					err = errors.Join(err, cs.Tracker().Delete(gvr, m.GetNamespace(), m.GetName()))
-				}
-			}
-			return true, nil, err
-		})
-	}
-}
 
 // A repeat of a scenario creates its namespaces again right after the run
 // before deleted them; it must wait for the old ones to go rather than take
@@ -84,8 +54,7 @@ func TestCreateNamespaceWaitsForATerminatingOneToGo(t *testing.T) {
 // delete; either way no pod is left.
 func TestRemoveGangDeletesEachPodOrTheCollection(t *testing.T) {
 	for _, collection := range []bool{false, true} {
-		cs := fake.NewClientset()
-		deleteCollections(cs)
+		cs := fakeapi.New()
 		pods := corev1.SchemeGroupVersion.WithResource("pods")
 		ctx := context.Background()
 		g := &gang.Gang{Namespace: "bench", Name: "g", MinCount: 5, Members: 5, Requests: gang.GPUs(8)}
@@ -119,8 +88,7 @@ func TestRemoveGangDeletesEachPodOrTheCollection(t *testing.T) {
 // twin's gang right after the original's, a concurrent twin right after its
 // original; so that a ratio of the two is of one machine's moment.
 func TestBesideTwinsTakeTurnsWithTheScheduler(t *testing.T) {
-	cs := fake.NewClientset()
-	deleteCollections(cs)
+	cs := fakeapi.New()
 	s := &Scenario{Name: "demo", Workloads: []Workload{
 		{Name: "seq", Policy: PolicyGang, Mode: ModeSequential, Sizes: []int{1, 2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
 		{Name: "conc", Policy: PolicyGang, Mode: ModeConcurrent, Sizes: []int{2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
@@ -129,13 +97,6 @@ func TestBesideTwinsTakeTurnsWithTheScheduler(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	schedulers := map[string]string{}
-	for _, w := range []string{"seq", "conc"} {
-		for _, ns := range []string{namespaceFor(s.Name, w), namespaceFor(s.Name, TwinName(w, beside.Name))} {
-			if err := cs.Tracker().Add(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	cs.PrependReactor("create", "podgroups", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		mu.Lock()
 		defer mu.Unlock()
