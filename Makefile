@@ -32,6 +32,12 @@ PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, docu
 override RESULTS := $(abspath $(RESULTS))
 export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS
 
+# The harness's commands run as binaries built into BIN_DIR, not through `go
+# run`: make passes a SIGTERM to its own child only, and `go run` dies of it
+# without passing it on, which would leave the command (and the cluster it
+# started) running with no one to stop it. exec makes the command make's child.
+go_exec = go build -o $(BIN_DIR)/$(notdir $(1)) ./$(1) && exec $(BIN_DIR)/$(notdir $(1))
+
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
 # The alpha profile's specs run on a cluster with the alpha gates on, in a
@@ -84,11 +90,11 @@ unit: ## unit tests (with the race detector); the conformance suite needs a clus
 .PHONY: cluster-up
 cluster-up: build ## a kwok cluster of profile CLUSTER with SCHEDULER running; kubeconfig in $(RESULTS)/kubeconfig
 	@mkdir -p $(RESULTS)
-	@go run ./suites/cmd/gangconf cluster-up
+	@$(call go_exec,suites/cmd/gangconf) cluster-up
 
 .PHONY: cluster-down
 cluster-down: ## stop the scheduler and remove the cluster made by cluster-up
-	@go run ./suites/cmd/gangconf cluster-down
+	@$(call go_exec,suites/cmd/gangconf) cluster-down
 
 ##@ Conformance
 
@@ -104,7 +110,7 @@ conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
 control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL; fail unless it fails exactly its recorded specs
 	@rm -rf $(RESULTS)/controls/$(CONTROL)
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(RESULTS)/controls/$(CONTROL) > /dev/null
-	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) \
+	@$(call go_exec,suites/cmd/gangconf) check-controls -control $(CONTROL) \
 		-report $(RESULTS)/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
 
 .PHONY: conformance-alpha
@@ -116,7 +122,7 @@ control-alpha: build ## run negative control CONTROL on the alpha specs and clus
 	@rm -rf $(RESULTS)/alpha/controls/$(CONTROL)
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) CLUSTER=$(ALPHA_CLUSTER) LABEL_FILTER='profile:alpha' \
 		RESULTS=$(RESULTS)/alpha/controls/$(CONTROL) > /dev/null
-	@go run ./suites/cmd/gangconf check-controls -control $(CONTROL) -label-filter 'profile:alpha' \
+	@$(call go_exec,suites/cmd/gangconf) check-controls -control $(CONTROL) -label-filter 'profile:alpha' \
 		-report $(RESULTS)/alpha/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
 
 # A dry run lists every spec with its labels without a cluster; its
@@ -127,13 +133,13 @@ COVERAGE_DIR := $(OUTPUT)/coverage
 coverage: build ## write the README's coverage table (semantics item -> specs -> controls that fail them); CHECK=1 only compares
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@RESULTS=$(COVERAGE_DIR) $(BIN_DIR)/ginkgo run --dry-run --no-color --json-report=$(COVERAGE_DIR)/dry-run.json ./suites/conformance > $(COVERAGE_DIR)/dry-run.log
-	@go run ./suites/cmd/gangconf coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -readme README.md $(if $(CHECK),-check)
+	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -readme README.md $(if $(CHECK),-check)
 
 ##@ Benchmarks
 
 .PHONY: bench
 bench: build ## run benchmark SCENARIO(s) against SCHEDULER (also: ceiling); results in $(RESULTS)/bench, plots in $(RESULTS)/plots
-	go run ./bench/cmd/gangbench
+	$(call go_exec,bench/cmd/gangbench)
 
 # Upstream scheduler_perf's PodGroup benchmarks, test binaries built from the
 # pinned module; rebuilt only when the pinned versions change.
@@ -145,7 +151,7 @@ $(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
 
 .PHONY: bench-upstream
 bench-upstream: build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs on this machine; DataItems in $(RESULTS)/bench-upstream
-	go run ./bench/cmd/upstreambench
+	$(call go_exec,bench/cmd/upstreambench)
 
 .PHONY: bench-compare
 bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir
@@ -156,11 +162,11 @@ bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=
 
 .PHONY: report
 report: ## write report.html and report.md for $(RESULTS) (BASELINE=dir adds ratios)
-	@go run ./reports/cmd/gangreport
+	@$(call go_exec,reports/cmd/gangreport)
 
 .PHONY: bundle
 bundle: ## pack $(RESULTS) for publication: PRODUCT.yaml, sha256sums, done marker, $(RESULTS).tar.gz
-	@go run ./reports/cmd/gangbundle
+	@$(call go_exec,reports/cmd/gangbundle)
 
 .PHONY: clean
 clean: cluster-down ## remove _output (binaries, results, clusters)

@@ -117,8 +117,8 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
 
 // WaitUntil blocks until ok says yes, polling it, and fails at once, with the
 // end of the log, if the process exits first.
-func (p *Process) WaitUntil(ctx context.Context, timeout time.Duration, what string, ok func(context.Context) bool) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (p *Process) WaitUntil(parent context.Context, timeout time.Duration, what string, ok func(context.Context) bool) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -127,6 +127,10 @@ func (p *Process) WaitUntil(ctx context.Context, timeout time.Duration, what str
 		case <-p.exited:
 			return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
 		case <-ctx.Done():
+			if err := parent.Err(); err != nil {
+				// The run was stopped (Ctrl-C, SIGTERM), not the scheduler slow.
+				return fmt.Errorf("%s scheduler: stopped waiting until %s: %w", p.Name, what, err)
+			}
 			return fmt.Errorf("%s scheduler not %s after %s; last lines of %s:\n%s", p.Name, what, timeout, p.LogPath, Tail(p.LogPath, 15))
 		case <-tick.C:
 		}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,30 @@ func TestKubeSchedulerTakesTheNameFromTheConfiguration(t *testing.T) {
 	}
 	if name := ConfigSchedulerName([]byte("kind: KubeSchedulerConfiguration\n")); name != "default-scheduler" {
 		t.Errorf("default name = %q", name)
+	}
+}
+
+// A wait the run's own cancellation ends (Ctrl-C, SIGTERM) says so, and
+// does not blame the scheduler for being slow; a timeout still does.
+func TestWaitUntilTellsAStoppedRunFromASlowScheduler(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	_ = os.WriteFile(kc, []byte("x"), 0o600)
+	p, err := Command(CommandOptions{Template: "sleep 600", Kubeconfig: kc, SchedulerName: "vendor", RunDir: dir, LogDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Stop() }()
+	never := func(context.Context) bool { return false }
+	if err := p.WaitUntil(context.Background(), 300*time.Millisecond, "ready", never); err == nil || !strings.Contains(err.Error(), "not ready after 300ms") {
+		t.Fatalf("timeout: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.WaitUntil(ctx, time.Minute, "ready", never); !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "after") {
+		t.Fatalf("cancelled run: %v", err)
 	}
 }
