@@ -127,8 +127,9 @@ func (p *Process) WaitUntil(parent context.Context, timeout time.Duration, what 
 		case <-p.exited:
 			return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
 		case <-ctx.Done():
-			if err := parent.Err(); err != nil {
-				// The run was stopped (Ctrl-C, SIGTERM), not the scheduler slow.
+			if err := parent.Err(); errors.Is(err, context.Canceled) {
+				// The run was stopped (Ctrl-C, SIGTERM), not the scheduler slow;
+				// a caller's deadline is still a scheduler too slow for it.
 				return fmt.Errorf("%s scheduler: stopped waiting until %s: %w", p.Name, what, err)
 			}
 			return fmt.Errorf("%s scheduler not %s after %s; last lines of %s:\n%s", p.Name, what, timeout, p.LogPath, Tail(p.LogPath, 15))
