@@ -164,12 +164,23 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 			seq = append(seq, r)
 		}
 	}
+	// Each workload's sizes are logged as soon as they are done: the
+	// concurrent workloads run for minutes each.
+	logSizes := func(r *workloadRun) {
+		for _, sr := range r.srs {
+			logf("%s/%s size %d: %d gangs, gang latency p50 %s (%s)", s.Name, r.Name, sr.Size, len(sr.Gangs),
+				percentileDuration(sr.Gangs, 0.5), time.Since(start).Round(time.Second))
+		}
+	}
 	if len(seq) > 0 {
 		if err := runSequential(ctx, t, seq, &res.Pacing, func(round, rounds, gangs int) {
 			logf("%s round %d of %d: %d gangs (%s)", s.Name, round, rounds, gangs, time.Since(start).Round(time.Second))
 		}); err != nil {
 			stop()
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		for _, r := range seq {
+			logSizes(r)
 		}
 	}
 	for _, r := range runs {
@@ -178,12 +189,10 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 				stop()
 				return nil, fmt.Errorf("%s/%s %w", s.Name, r.Name, err)
 			}
+			logSizes(r)
 		}
 	}
 	for _, r := range runs {
-		for _, sr := range r.srs {
-			logf("%s/%s size %d: %d gangs, gang latency p50 %s", s.Name, r.Name, sr.Size, len(sr.Gangs), percentileDuration(sr.Gangs, 0.5))
-		}
 		res.Sizes = append(res.Sizes, r.srs...)
 		res.PodsBound += r.col.Total()
 	}
