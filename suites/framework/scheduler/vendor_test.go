@@ -28,25 +28,30 @@ func TestCommandTemplateIsFilled(t *testing.T) {
 	}
 }
 
-func TestCommandSchedulerRunsUnderAShellAndStopsWithItsChildren(t *testing.T) {
-	dir := t.TempDir()
+// startCommand starts a command scheduler named vendor, with a kubeconfig of
+// its own in dir, and returns it and that kubeconfig's path.
+func startCommand(t *testing.T, dir, template string) (*Process, string) {
+	t.Helper()
 	kc := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(kc, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	marker := filepath.Join(dir, "started")
-	p, err := Command(CommandOptions{
-		// A child that outlives its shell unless the whole group is stopped.
-		Template:   "echo {{.SchedulerName}} {{.Kubeconfig}} > " + marker + "; sleep 600 & wait",
-		Kubeconfig: kc, SchedulerName: "vendor", RunDir: dir, LogDir: dir,
-	})
+	p, err := Command(CommandOptions{Template: template, Kubeconfig: kc, SchedulerName: "vendor", RunDir: dir, LogDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Start(false); err != nil {
 		t.Fatal(err)
 	}
-	err = p.WaitUntil(context.Background(), 10*time.Second, "writing its marker", func(context.Context) bool {
+	return p, kc
+}
+
+func TestCommandSchedulerRunsUnderAShellAndStopsWithItsChildren(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	// A child that outlives its shell unless the whole group is stopped.
+	p, kc := startCommand(t, dir, "echo {{.SchedulerName}} {{.Kubeconfig}} > "+marker+"; sleep 600 & wait")
+	err := p.WaitUntil(context.Background(), 10*time.Second, "writing its marker", func(context.Context) bool {
 		_, err := os.Stat(marker)
 		return err == nil
 	})
@@ -97,16 +102,7 @@ func TestKubeSchedulerTakesTheNameFromTheConfiguration(t *testing.T) {
 // A wait the run's own cancellation ends (Ctrl-C, SIGTERM) says so, and
 // does not blame the scheduler for being slow; a timeout still does.
 func TestWaitUntilTellsAStoppedRunFromASlowScheduler(t *testing.T) {
-	dir := t.TempDir()
-	kc := filepath.Join(dir, "kubeconfig")
-	_ = os.WriteFile(kc, []byte("x"), 0o600)
-	p, err := Command(CommandOptions{Template: "sleep 600", Kubeconfig: kc, SchedulerName: "vendor", RunDir: dir, LogDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(false); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := startCommand(t, t.TempDir(), "sleep 600")
 	defer func() { _ = p.Stop() }()
 	never := func(context.Context) bool { return false }
 	if err := p.WaitUntil(context.Background(), 300*time.Millisecond, "ready", never); err == nil || !strings.Contains(err.Error(), "not ready after 300ms") {
