@@ -232,8 +232,29 @@ func TestDataItemsCarryTheSameLabelKeys(t *testing.T) {
 		}
 	}
 	first := items.DataItems[0]
-	if first.Labels["Name"] != "demo/8gpu/size=1" || first.Unit != "ms" || first.Data.Perc50 != 14 || first.Data.Perc99 != 19 {
+	if first.Labels["Name"] != "demo/8gpu/size=1" || first.Unit != "ms" || first.Data.Perc50 != 14.5 || math.Abs(first.Data.Perc99-18.91) > 1e-9 {
 		t.Fatalf("first item = %+v", first)
+	}
+}
+
+func TestGangPercentilesInterpolateAndThroughputsTakeTheNearestRank(t *testing.T) {
+	even := []float64{10, 20, 30, 60}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"median of an even count", percentile(even, .5), 25},
+		{"p90 between the top two", percentile(even, .9), 51},
+		{"p99 of one value", percentile([]float64{7}, .99), 7},
+		{"upstream's p50 of an even count", nearestRank(even, .5), 20},
+		{"upstream's p90", nearestRank(even, .9), 60},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if !math.IsNaN(percentile(nil, .5)) || !math.IsNaN(nearestRank(nil, .5)) {
+		t.Error("a quantile of no values is not NaN")
 	}
 }
 

@@ -62,14 +62,16 @@ type Calibration struct {
 	Memory []time.Duration `json:"memoryNs"`
 }
 
-// Median of samples, 0 without any.
+// Median of samples (of an even number, the mean of the middle two), 0
+// without any.
 func Median(samples []time.Duration) time.Duration {
-	if len(samples) == 0 {
+	n := len(samples)
+	if n == 0 {
 		return 0
 	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
-	return s[len(s)/2]
+	return (s[(n-1)/2] + s[n/2]) / 2
 }
 
 // A benchmark cluster's API server collects its garbage only near its memory

@@ -80,7 +80,7 @@ func figures(r *Result) []figure {
 			}
 			v := append([]float64(nil), sr.Throughput...)
 			sort.Float64s(v)
-			t = append(t, plotter.XY{X: float64(sr.Size), Y: percentile(v, .5)})
+			t = append(t, plotter.XY{X: float64(sr.Size), Y: nearestRank(v, .5)})
 		}
 		if len(t) > 0 {
 			tp.series = append(tp.series, series{w + " median", t})

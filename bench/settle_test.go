@@ -80,6 +80,9 @@ func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 	if m := Median([]time.Duration{5, 1, 9}); m != 5 {
 		t.Fatalf("median of 5, 1, 9 = %d", m)
 	}
+	if m := Median([]time.Duration{9, 1, 4, 5}); m != 4 {
+		t.Fatalf("median of 9, 1, 4, 5 = %d, want the middle two's mean", m)
+	}
 	if Median(nil) != 0 {
 		t.Fatal("no samples: median 0")
 	}

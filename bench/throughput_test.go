@@ -31,7 +31,7 @@ func TestThroughputSamplesFollowUpstreamsRules(t *testing.T) {
 	}
 	// Counted from the first create with a zero for every idle second, as
 	// gangconf did before, the same run averages 62/8 = 7.75 pods/s, not 12.5.
-	if avg := summarize(s.samples).Average; avg != 12.5 {
+	if avg := summarize(s.samples, nearestRank).Average; avg != 12.5 {
 		t.Errorf("average = %v, want 12.5", avg)
 	}
 }
