@@ -23,7 +23,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
 
-func TestEveryScenarioLoadsAndTheStandardSetIsThePerformanceOnes(t *testing.T) {
+func TestEveryScenarioLoadsAndTheStandardSetIsTheSweep(t *testing.T) {
 	for _, n := range Scenarios() {
 		if _, err := Load(n); err != nil {
 			t.Errorf("%s: %v", n, err)
@@ -37,7 +37,7 @@ func TestEveryScenarioLoadsAndTheStandardSetIsThePerformanceOnes(t *testing.T) {
 	for _, s := range std {
 		names = append(names, s.Name)
 	}
-	if got := strings.Join(names, ","); got != "gang-size-sweep,upstream-gangs" {
+	if got := strings.Join(names, ","); got != "gang-size-sweep" {
 		t.Fatalf("standard set = %s", got)
 	}
 }
@@ -329,6 +329,36 @@ func TestWriteAndPlot(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+func TestBenchTxtKeepsOtherScenariosAndReplacesItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	demo := result()
+	other := result()
+	other.Scenario = &Scenario{Name: "other"}
+	for _, r := range []*Result{demo, other, demo} {
+		if err := r.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one strings.Builder
+	if err := demo.WriteGoBench(&one); err != nil {
+		t.Fatal(err)
+	}
+	perRun := strings.Count(one.String(), "\n")
+	got := map[string]int{}
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if line != "" {
+			got[benchScenario(line)]++
+		}
+	}
+	if got["demo"] != perRun || got["other"] != perRun || len(got) != 2 {
+		t.Fatalf("bench.txt lines by scenario = %v, want %d each of demo and other:\n%s", got, perRun, data)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -204,7 +205,9 @@ func (r *Result) WriteCSV(w io.Writer) error {
 }
 
 // Write puts the scenario's files into dir: <scenario>.json (DataItems),
-// <scenario>.csv, <scenario>-result.json (raw), and appends to bench.txt.
+// <scenario>.csv, <scenario>-result.json (raw), and its lines into bench.txt,
+// in place of any the scenario had there: `make bench` and then `make
+// bench-upstream` into one results directory leave both runs' lines.
 func (r *Result) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -219,12 +222,30 @@ func (r *Result) Write(dir string) error {
 	if err := writeFile(filepath.Join(dir, name+".csv"), r.WriteCSV); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "bench.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
+	path := filepath.Join(dir, "bench.txt")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	defer f.Close()
-	return r.WriteGoBench(f)
+	return writeFile(path, func(w io.Writer) error {
+		for _, line := range strings.SplitAfter(string(old), "\n") {
+			if line == "" || benchScenario(line) == name {
+				continue
+			}
+			if _, err := io.WriteString(w, line); err != nil {
+				return err
+			}
+		}
+		return r.WriteGoBench(w)
+	})
+}
+
+// benchScenario is the scenario of a bench.txt line (Benchmark<Kind>/<scenario>/...).
+func benchScenario(line string) string {
+	if parts := strings.SplitN(line, "/", 3); len(parts) == 3 && strings.HasPrefix(parts[0], "Benchmark") {
+		return parts[1]
+	}
+	return ""
 }
 
 // WriteJSON writes v as indented JSON.

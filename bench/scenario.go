@@ -54,11 +54,12 @@ type GangCount struct {
 
 // Policies and modes.
 const (
-	PolicyGang       = "gang"
-	PolicyBasic      = "basic"
-	ModeSequential   = "sequential"
-	ModeConcurrent   = "concurrent"
-	labelStandardSet = "performance"
+	PolicyGang     = "gang"
+	PolicyBasic    = "basic"
+	ModeSequential = "sequential"
+	ModeConcurrent = "concurrent"
+	// labelStandardSet marks what `make bench` runs without SCENARIO.
+	labelStandardSet = "standard"
 )
 
 // GangsOf is how many gangs of the given size the workload runs.
@@ -99,7 +100,7 @@ func Load(name string) (*Scenario, error) {
 }
 
 // Select resolves a comma-separated list of scenario names; empty means the
-// standard set (every scenario labelled performance).
+// standard set (every scenario labelled standard).
 func Select(list string) ([]*Scenario, error) {
 	var names []string
 	if strings.TrimSpace(list) == "" {

@@ -96,7 +96,6 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	_ = os.Remove(filepath.Join(out, "bench.txt"))
 	for _, c := range clusters {
 		s := settings
 		if c != "" {
