@@ -241,3 +241,37 @@ func TestWaitExitedWaitsForTheStoppedProcesses(t *testing.T) {
 		t.Fatalf("one still running: got %v, want an error naming only %s", err, want)
 	}
 }
+
+// Ctrl-C while kwokctl creates the cluster stops the run: the error says so,
+// and does not blame the cluster; a kwokctl that fails by itself is still a
+// cluster that did not come up.
+func TestKwokStoppedWhileComingUp(t *testing.T) {
+	up := func(kwokctl string, stopAfter time.Duration) error {
+		dir := t.TempDir()
+		for _, b := range Binaries {
+			script := "#!/bin/sh\nexit 1\n"
+			if b == "kwokctl" {
+				script = kwokctl
+			}
+			if err := os.WriteFile(filepath.Join(dir, b), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if stopAfter > 0 {
+			time.AfterFunc(stopAfter, cancel)
+		}
+		_, err := UpKwok(ctx, KwokOptions{Name: "x", BinDir: dir, WorkDir: filepath.Join(dir, "w")})
+		return err
+	}
+	// e2e-framework asks `kwokctl get clusters` first, with no context.
+	err := up("#!/bin/sh\n[ \"$1\" = create ] && exec sleep 60\nexit 0\n", 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "stopped while coming up") || !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped during create: %v", err)
+	}
+	err = up("#!/bin/sh\nexit 1\n", 0)
+	if err == nil || !strings.Contains(err.Error(), "did not come up") {
+		t.Fatalf("kwokctl failing: %v", err)
+	}
+}

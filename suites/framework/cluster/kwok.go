@@ -235,6 +235,10 @@ func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
 	}
 	if _, err := provider.Create(ctx, args...); err != nil {
 		k.cleanupAfterFailure()
+		if cerr := ctx.Err(); errors.Is(cerr, context.Canceled) {
+			// Ctrl-C killed kwokctl: the run was stopped, the cluster not broken.
+			return nil, fmt.Errorf("kwok cluster %q: stopped while coming up: %w", o.Name, cerr)
+		}
 		return nil, fmt.Errorf("kwok cluster %q did not come up: %w", o.Name, err)
 	}
 	k.Kubeconfig = filepath.Join(o.clusterDir(), "kubeconfig.yaml")
