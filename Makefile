@@ -34,7 +34,7 @@ export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENAR
 
 # Every go command here builds with -trimpath, as hack/build.sh must (no
 # machine paths in the binaries): the build cache keys on it, so vet, the
-# unit tests' helpers, the pinned binaries and the harness's commands then
+# pinned binaries, the harness's commands and the suite's test binary then
 # share one compile of the Kubernetes tree instead of two (from a cold cache,
 # minutes each on 2 cores).
 GOFLAGS += -trimpath
@@ -158,7 +158,7 @@ UPSTREAM_PERF := k8s.io/kubernetes/test/integration/scheduler_perf/podgroup
 UPSTREAM_BINS := $(BIN_DIR)/scheduler_perf-gangscheduling.test $(BIN_DIR)/scheduler_perf-basicscheduling.test
 
 $(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
-	go test -c -trimpath -o $@ $(UPSTREAM_PERF)/$*
+	go test -c -o $@ $(UPSTREAM_PERF)/$*
 
 # Both sides in one sitting: this machine's speed moved 1.6 times within an
 # hour, and a ratio of runs hours apart carried that.
