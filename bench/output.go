@@ -96,7 +96,12 @@ type DataItems struct {
 // wants a fixed set of label keys.
 var labelKeys = []string{"Metric", "Name", "Size", "Mode", "Policy", "Buckets"}
 
-func item(metric, name string, sr SizeResult, unit string, s Summary, extra map[string]string) DataItem {
+// itemName is a size's DataItem Name label: <scenario>/<workload>/size=<n>.
+func itemName(scenario string, sr SizeResult) string {
+	return fmt.Sprintf("%s/%s/size=%d", scenario, sr.Workload, sr.Size)
+}
+
+func item(metric, name string, sr SizeResult, s Summary, extra map[string]string) DataItem {
 	l := map[string]string{"Metric": metric, "Name": name, "Size": strconv.Itoa(sr.Size), "Mode": sr.Mode, "Policy": sr.Policy}
 	for k, v := range extra {
 		l[k] = v
@@ -106,7 +111,7 @@ func item(metric, name string, sr SizeResult, unit string, s Summary, extra map[
 			l[k] = "not applicable"
 		}
 	}
-	return DataItem{Data: s, Unit: unit, Labels: l}
+	return DataItem{Data: s, Unit: metricUnits[metric], Labels: l}
 }
 
 // ToDataItems turns a result into perf-dash DataItems: latencies in ms,
@@ -114,19 +119,19 @@ func item(metric, name string, sr SizeResult, unit string, s Summary, extra map[
 func (r *Result) ToDataItems() DataItems {
 	out := DataItems{Version: "v1"}
 	for _, sr := range r.Sizes {
-		name := fmt.Sprintf("%s/%s/size=%d", r.Scenario.Name, sr.Workload, sr.Size)
+		name := itemName(r.Scenario.Name, sr)
 		out.DataItems = append(out.DataItems,
-			item("GangLatency", name, sr, "ms", summarize(sortedMs(sr.Gangs, latency), percentile), nil),
-			item("BindSpread", name, sr, "ms", summarize(sortedMs(sr.Gangs, spread), percentile), nil))
+			item(ItemGangLatency, name, sr, summarize(sortedMs(sr.Gangs, latency), percentile), nil),
+			item(ItemBindSpread, name, sr, summarize(sortedMs(sr.Gangs, spread), percentile), nil))
 		tp := append([]float64(nil), sr.Throughput...)
 		sort.Float64s(tp)
-		out.DataItems = append(out.DataItems, item("SchedulingThroughput", name, sr, "pods/s", summarize(tp, nearestRank), nil))
-		for metric, h := range map[string]Histogram{"PodGroupSchedulingAttempt": sr.Attempt, "PodGroupSchedulingAlgorithm": sr.Algorithm} {
+		out.DataItems = append(out.DataItems, item(ItemThroughput, name, sr, summarize(tp, nearestRank), nil))
+		for metric, h := range map[string]Histogram{ItemAttempt: sr.Attempt, ItemAlgorithm: sr.Algorithm} {
 			if h.Count == 0 {
 				continue
 			}
 			s, bounds := serverSummary(h)
-			out.DataItems = append(out.DataItems, item(metric, name, sr, "ms", s, map[string]string{"Buckets": bounds}))
+			out.DataItems = append(out.DataItems, item(metric, name, sr, s, map[string]string{"Buckets": bounds}))
 		}
 	}
 	return out

@@ -117,6 +117,8 @@ type Result struct {
 	Beside *Beside       `json:"beside,omitempty"`
 	Pacing Pacing        `json:"pacing"`
 	Took   time.Duration `json:"tookNs"`
+	// Thresholds is the scenario's thresholds held against this result.
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
 }
 
 // workloadRun is one workload of a run with the target that binds its

@@ -43,6 +43,8 @@ type Workload struct {
 	Gangs []GangCount `json:"gangs"`
 	// Requests of every pod.
 	Requests corev1.ResourceList `json:"requests"`
+	// Thresholds fail the run when one of its figures crosses them.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 }
 
 // GangCount says how many gangs to run of sizes up to MaxSize (0: any size).
@@ -128,7 +130,8 @@ func Select(list string) ([]*Scenario, error) {
 }
 
 // Validate checks the scenario against its cluster profile before any
-// cluster starts: every gang it asks for must fit.
+// cluster starts: every gang it asks for must fit, every threshold name a
+// figure the run measures.
 func (s *Scenario) Validate() error {
 	prof, err := fixtures.LoadProfile(s.Cluster)
 	if err != nil {
@@ -153,6 +156,11 @@ func (s *Scenario) Validate() error {
 		}
 		if len(w.Sizes) == 0 {
 			return fmt.Errorf("workload %s: no sizes", w.Name)
+		}
+		for _, t := range w.Thresholds {
+			if err := t.validate(w); err != nil {
+				return fmt.Errorf("workload %s: %w", w.Name, err)
+			}
 		}
 		perNode := podsPerNode(shape.Capacity, w.Requests)
 		capacity := perNode * prof.Nodes.Count

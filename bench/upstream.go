@@ -147,9 +147,9 @@ var upstreamMetrics = map[string]struct {
 	metric string
 	match  map[string]string
 }{
-	"SchedulingThroughput": {"SchedulingThroughput", nil},
-	"scheduler_podgroup_scheduling_attempt_duration_seconds":   {"PodGroupSchedulingAttempt", map[string]string{"result": "scheduled"}},
-	"scheduler_podgroup_scheduling_algorithm_duration_seconds": {"PodGroupSchedulingAlgorithm", nil},
+	ItemThroughput:  {ItemThroughput, nil},
+	MetricAttempt:   {ItemAttempt, map[string]string{"result": "scheduled"}},
+	MetricAlgorithm: {ItemAlgorithm, nil},
 }
 
 // upstreamWorkloadOf finds test case and workload in an upstream Name label,
@@ -202,9 +202,13 @@ func ConvertUpstream(data []byte, scenario string, ws []UpstreamWorkload) (DataI
 		if err != nil {
 			return DataItems{}, fmt.Errorf("upstream %s %s: %w", it.Labels["Name"], it.Labels["Metric"], err)
 		}
+		if want := metricUnits[m.metric]; it.Unit != want {
+			// A ratio of figures in two units would be no ratio.
+			return DataItems{}, fmt.Errorf("upstream %s %s in %q, gangconf's in %q", it.Labels["Name"], it.Labels["Metric"], it.Unit, want)
+		}
 		sr := SizeResult{Workload: w.Name, Mode: ModeConcurrent, Policy: w.Policy, Size: w.PodsPerGroup}
-		out.DataItems = append(out.DataItems, item(m.metric, fmt.Sprintf("%s/%s/size=%d", scenario, w.Name, w.PodsPerGroup), sr, it.Unit, sum, nil))
-		if m.metric == "SchedulingThroughput" {
+		out.DataItems = append(out.DataItems, item(m.metric, itemName(scenario, sr), sr, sum, nil))
+		if m.metric == ItemThroughput {
 			found[w.Name] = true
 		}
 	}

@@ -187,6 +187,10 @@ func TestConvertUpstreamFailsOnWhatItCannotUse(t *testing.T) {
 	if _, err := ConvertUpstream([]byte(noP99), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no Perc99") {
 		t.Fatalf("throughput without Perc99: %v", err)
 	}
+	inSeconds := strings.Replace(string(fixture), `"unit": "ms"`, `"unit": "s"`, 1)
+	if _, err := ConvertUpstream([]byte(inSeconds), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), `in "s", gangconf's in "ms"`) {
+		t.Fatalf("a histogram in another unit: %v", err)
+	}
 	renamed := strings.ReplaceAll(string(fixture), "BenchmarkPerfScheduling/GangScheduling/", "BenchmarkPerfScheduling/SchedulingBasic/")
 	if _, err := ConvertUpstream([]byte(renamed), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no test case and workload") {
 		t.Fatalf("a name without a known test case: %v", err)

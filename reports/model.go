@@ -83,6 +83,8 @@ type Scenario struct {
 	// bench.Pacing); zero in results from before they were recorded.
 	CalibrationSort, CalibrationMemory float64
 	CalibrationSamples                 int
+	// Thresholds is the scenario's thresholds held against the run.
+	Thresholds []bench.ThresholdCheck
 	// Agreement with the baseline run; nil without one.
 	Agreement *Agreement
 	Plots     []Plot
@@ -360,7 +362,7 @@ func (m *Model) loadBench(dir, baseline string) {
 			continue
 		}
 		c := res.Pacing.Calibration
-		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment,
+		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment, Thresholds: res.Thresholds,
 			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		for _, pc := range res.Cost {
 			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
@@ -388,10 +390,11 @@ func (m *Model) loadBench(dir, baseline string) {
 
 // benchResult is what the report reads of a <scenario>-result.json.
 type benchResult struct {
-	Cost        []bench.Cost         `json:"cost"`
-	PodsBound   int                  `json:"podsBound"`
-	Pacing      bench.Pacing         `json:"pacing"`
-	Environment *harness.Environment `json:"environment"`
+	Cost        []bench.Cost           `json:"cost"`
+	PodsBound   int                    `json:"podsBound"`
+	Pacing      bench.Pacing           `json:"pacing"`
+	Environment *harness.Environment   `json:"environment"`
+	Thresholds  []bench.ThresholdCheck `json:"thresholds"`
 }
 
 // agreement compares the rows' ratios and the two runs' machine figures;
@@ -534,9 +537,9 @@ func figures(items bench.DataItems) map[string]figure {
 	for _, it := range items.DataItems {
 		f := out[it.Labels["Name"]]
 		switch it.Labels["Metric"] {
-		case "SchedulingThroughput":
+		case bench.ItemThroughput:
 			f.throughput = it.Data.Average
-		case "PodGroupSchedulingAttempt":
+		case bench.ItemAttempt:
 			f.attemptP50, f.hasAttempt = it.Data.Perc50, true
 		}
 		out[it.Labels["Name"]] = f
@@ -573,15 +576,15 @@ func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
 			order = append(order, name)
 		}
 		switch it.Labels["Metric"] {
-		case "GangLatency":
+		case bench.ItemGangLatency:
 			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
 			r.BaselineRatio = ratio(it.Data.Perc50, base[name].p50)
-		case "SchedulingThroughput":
+		case bench.ItemThroughput:
 			r.Throughput = it.Data.Average
 			if r.Mode == bench.ModeConcurrent {
 				r.BaselineThroughputRatio = ratio(it.Data.Average, base[name].throughput)
 			}
-		case "PodGroupSchedulingAttempt":
+		case bench.ItemAttempt:
 			r.ServerP50 = fmt.Sprintf("%.2f", it.Data.Perc50)
 			// Buckets reads "p50 in (1,2]ms p90 in ...": keep p50's bucket.
 			if f := strings.Fields(it.Labels["Buckets"]); len(f) >= 3 {

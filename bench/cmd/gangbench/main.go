@@ -96,6 +96,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
+	var crossed []bench.ThresholdCheck
 	for _, c := range clusters {
 		s := settings
 		if c != "" {
@@ -106,11 +107,22 @@ func run(ctx context.Context) error {
 		s.ClusterName = "bench"
 		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
 		s.APIServerArgs = bench.APIServerArgs()
-		if err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots); err != nil {
+		c, err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots)
+		if err != nil {
 			return err
 		}
+		crossed = append(crossed, c...)
 	}
 	logf("results: %s, plots: %s", out, plots)
+	if len(crossed) > 0 {
+		lines := make([]string, len(crossed))
+		for i, c := range crossed {
+			lines[i] = c.String()
+		}
+		// After every scenario ran and wrote its results, as scheduler_perf
+		// fails a benchmark whose figure crossed its threshold.
+		return fmt.Errorf("%d threshold(s) crossed:\n  %s", len(crossed), strings.Join(lines, "\n  "))
+	}
 	return nil
 }
 
@@ -128,10 +140,12 @@ func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
 	return nil, fmt.Errorf("BESIDE=%q: only %s can run beside the scheduler under test", v, ceilingScheduler)
 }
 
-func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, beside *bench.Beside, scenarios []*bench.Scenario, repeats int, out, plots string) (err error) {
+// runOnCluster runs the scenarios on one cluster and returns the thresholds
+// their results crossed.
+func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, beside *bench.Beside, scenarios []*bench.Scenario, repeats int, out, plots string) (crossed []bench.ThresholdCheck, err error) {
 	env, err := harness.Up(ctx, s, false, logf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if derr := env.Down(); derr != nil && err == nil {
@@ -140,7 +154,7 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, besi
 	}()
 	cs, err := env.Clientset()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t := bench.Target{Client: cs, SchedulerName: env.SchedulerName, Processes: map[string]int{}}
 	desc := env.Describe(ctx)
@@ -156,13 +170,13 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, besi
 		t.Collect = collectAPIServerGarbage(cs)
 		t.CollectionDelete = s.APIServerArgs != nil
 		if err := settle(ctx, t.Quiet); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if useCeiling {
 		b, err := ceiling.Start(ctx, cs, t.SchedulerName)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer b.Stop()
 		desc.Scheduler.Name = ceilingScheduler
@@ -170,37 +184,42 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, besi
 	if beside != nil {
 		b, err := ceiling.Start(ctx, cs, beside.SchedulerName)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer b.Stop()
 		t.Beside = beside
 	}
 	if err := bench.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
-		return err
+		return nil, err
 	}
 	for _, sc := range scenarios {
 		var all *bench.Result
 		for r := 0; r < repeats; r++ {
 			res, err := bench.Run(ctx, t, sc, logf)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			logf("%s: done in %s", sc.Name, res.Took.Round(1e9))
 			if all == nil {
 				all = res
 			} else if err := all.Merge(res); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		all.Environment = &desc
+		all.Thresholds = all.CheckThresholds()
+		for _, c := range all.Thresholds {
+			logf("%s: threshold %s", sc.Name, c)
+		}
+		crossed = append(crossed, bench.Crossed(all.Thresholds)...)
 		if err := all.Write(out); err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := all.Plot(plots); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return crossed, nil
 }
 
 // restrictSizes keeps only the listed PodGroup sizes (SIZES=1,8,64).
