@@ -107,11 +107,11 @@ func run(ctx context.Context) error {
 		s.ClusterName = "bench"
 		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
 		s.APIServerArgs = bench.APIServerArgs()
-		c, err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots)
+		crossedHere, err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots)
 		if err != nil {
 			return err
 		}
-		crossed = append(crossed, c...)
+		crossed = append(crossed, crossedHere...)
 	}
 	logf("results: %s, plots: %s", out, plots)
 	if len(crossed) > 0 {
