@@ -10,7 +10,7 @@ import (
 // fault needs, and the fault calls refuse rather than act on what another
 // party runs.
 func TestFaultsNeedWhatTheHarnessStarted(t *testing.T) {
-	e := &Env{Settings: Settings{Scheduler: "external", Provider: "existing"}}
+	e := newEnv(Settings{Scheduler: "external", Provider: "existing"})
 	if ok, why := e.CanRestartScheduler(); ok || !strings.Contains(why, "SCHEDULER=external") {
 		t.Fatalf("external scheduler: %v %q", ok, why)
 	}

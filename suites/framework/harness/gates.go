@@ -3,62 +3,30 @@ package harness
 import (
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
 )
 
-// clusterControl is a negative control that changes the cluster, not only
-// the scheduler.
-type clusterControl struct {
-	// scheduler is the reference scheduler profile the control runs.
-	scheduler string
-	// featureGates and runtimeConfig, when set, replace the cluster's own,
-	// whatever its profile.
-	featureGates, runtimeConfig string
-	// controllerManagerOff are profile gates the controller manager alone
-	// runs without, while the API server and the scheduler have them.
-	controllerManagerOff []string
-}
-
-var clusterControls = map[string]clusterControl{
-	// A cluster from before KEP-4671: GenericWorkload off everywhere and
-	// scheduling.k8s.io/v1beta1 not served; pods are placed one by one.
-	"no-api": {scheduler: "no-gang", featureGates: "GenericWorkload=false", runtimeConfig: "scheduling.k8s.io/v1beta1=false"},
-	// The profile's cluster and the reference scheduler, with a controller
-	// manager that lacks WorkloadWithJob: the API keeps a Job's
-	// spec.scheduling, but no controller turns it into a Workload and a
-	// PodGroup.
-	"no-job-workload": {scheduler: "reference", controllerManagerOff: []string{"WorkloadWithJob"}},
-}
-
-// schedulerProfile is the reference scheduler profile a SCHEDULER runs.
-func schedulerProfile(name string) string {
-	if c, ok := clusterControls[name]; ok {
-		return c.scheduler
-	}
-	return name
-}
-
 // clusterOptions are the gates and API versions of a kwok cluster of the
-// profile (nil: none beyond the PodGroup API) under the SCHEDULER: every
-// cluster's, the profile's, and what a cluster control changes.
-func clusterOptions(prof *fixtures.Profile, sched string) cluster.KwokOptions {
+// profile (nil: none beyond the PodGroup API) under the scheduler kind's
+// change c (nil: none): every cluster's, the profile's, and what c changes.
+func clusterOptions(prof *fixtures.Profile, c *kinds.ClusterChange) cluster.KwokOptions {
 	o := cluster.KwokOptions{FeatureGates: cluster.FeatureGates, RuntimeConfig: cluster.RuntimeConfig}
 	if prof != nil {
 		o.FeatureGates = join(o.FeatureGates, prof.Gates())
 		o.RuntimeConfig = join(o.RuntimeConfig, prof.APIVersions())
 	}
-	c, ok := clusterControls[sched]
-	if !ok {
+	if c == nil {
 		return o
 	}
-	if c.featureGates != "" {
-		o.FeatureGates, o.RuntimeConfig = c.featureGates, c.runtimeConfig
+	if c.FeatureGates != "" {
+		o.FeatureGates, o.RuntimeConfig = c.FeatureGates, c.RuntimeConfig
 	}
-	if len(c.controllerManagerOff) > 0 && prof != nil {
+	if len(c.ControllerManagerOff) > 0 && prof != nil {
 		gates := map[string]bool{}
 		for k, v := range prof.FeatureGates {
 			gates[k] = v
 		}
-		for _, g := range c.controllerManagerOff {
+		for _, g := range c.ControllerManagerOff {
 			gates[g] = false
 		}
 		o.ControllerManagerFeatureGates = join(cluster.FeatureGates, (&fixtures.Profile{FeatureGates: gates}).Gates())
@@ -72,7 +40,7 @@ func (e *Env) clusterGates() string {
 	if e.Provider != "kwok" {
 		return ""
 	}
-	if c, ok := clusterControls[e.Settings.Scheduler]; ok && c.featureGates != "" {
+	if c := e.SchedulerKind.Cluster; c != nil && c.FeatureGates != "" {
 		return ""
 	}
 	prof, err := fixtures.LoadProfile(e.Cluster)

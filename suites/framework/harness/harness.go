@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gangconf/gangconf/fixtures"
-	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -118,6 +118,21 @@ func FromEnv() Settings {
 // Validate checks the settings before anything starts, so bad input never
 // leaves half a cluster behind.
 func (s *Settings) Validate() error {
+	// An unknown SCHEDULER is reported after the provider's problems, as
+	// the zero kind passes the provider's checks.
+	k, kindErr := kinds.Lookup(s.Scheduler)
+	if err := s.validateProvider(k); err != nil {
+		return err
+	}
+	if kindErr != nil {
+		return kindErr
+	}
+	return s.validateScheduler(k)
+}
+
+// validateProvider checks what the provider needs, and on kind that the
+// scheduler under test does not clash with kind's own.
+func (s *Settings) validateProvider(k kinds.Kind) error {
 	switch s.Provider {
 	case "kwok":
 		if _, err := fixtures.LoadProfile(s.Cluster); err != nil {
@@ -127,9 +142,7 @@ func (s *Settings) Validate() error {
 			return err
 		}
 	case "kind":
-		if err := s.validateKind(); err != nil {
-			return err
-		}
+		return s.validateKind(k)
 	case "existing":
 		if s.Kubeconfig == "" {
 			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
@@ -140,46 +153,49 @@ func (s *Settings) Validate() error {
 	default:
 		return fmt.Errorf("unknown PROVIDER %q (known: kwok, kind, existing)", s.Provider)
 	}
-	switch s.Scheduler {
-	case "external":
-		if s.SchedulerName == "" {
-			return errors.New("SCHEDULER=external needs SCHEDULER_NAME=<the schedulerName it serves>")
-		}
-	case "command":
-		if s.SchedulerName == "" {
-			return errors.New("SCHEDULER=command needs SCHEDULER_NAME=<the schedulerName it serves>")
-		}
-		if _, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine(); err != nil {
-			return err
-		}
-	case "binary":
-		if s.SchedulerBin == "" || s.SchedulerConfig == "" {
-			return errors.New("SCHEDULER=binary needs SCHEDULER_BIN=<kube-scheduler-compatible binary> and SCHEDULER_CONFIG=<KubeSchedulerConfiguration file>")
-		}
-		cfg, err := os.ReadFile(s.SchedulerConfig)
-		if err != nil {
-			return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
-		}
-		if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
-			return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
-		}
-		if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
-			return fmt.Errorf("SCHEDULER_BIN: %w", err)
-		}
-	default:
-		prof, err := refconfig.Lookup(schedulerProfile(s.Scheduler))
-		if err != nil {
-			return fmt.Errorf("unknown SCHEDULER %q (known: %s, no-api, no-job-workload, binary, command, external)", s.Scheduler, strings.Join(refconfig.Names(), ", "))
-		}
-		if _, ok := clusterControls[s.Scheduler]; ok && s.Provider != "kwok" {
-			return fmt.Errorf("SCHEDULER=%s changes the cluster's API server, so it needs PROVIDER=kwok", s.Scheduler)
-		}
-		if s.SchedulerName == "" {
-			s.SchedulerName = prof.SchedulerName
-		}
-		if err := cluster.CheckBinaries(s.BinDir, "reference-scheduler"); err != nil {
-			return err
-		}
+	return nil
+}
+
+// validateScheduler checks what the scheduler's kind needs, and fills in
+// the schedulerName a reference profile serves.
+func (s *Settings) validateScheduler(k kinds.Kind) error {
+	if k.NeedsName && s.SchedulerName == "" {
+		return fmt.Errorf("SCHEDULER=%s needs SCHEDULER_NAME=<the schedulerName it serves>", k.Name)
+	}
+	if k.Cluster != nil && s.Provider != "kwok" {
+		return fmt.Errorf("SCHEDULER=%s changes the cluster's %s, so it needs PROVIDER=kwok", k.Name, k.Cluster.Component())
+	}
+	switch k.Class {
+	case kinds.External:
+		return nil
+	case kinds.Ceiling:
+		return fmt.Errorf("SCHEDULER=%s runs inside the benchmark runner: make bench takes it, nothing else does", k.Name)
+	case kinds.Command:
+		_, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine()
+		return err
+	case kinds.Binary:
+		return s.validateBinary()
+	}
+	if s.SchedulerName == "" {
+		s.SchedulerName = k.SchedulerName
+	}
+	return cluster.CheckBinaries(s.BinDir, "reference-scheduler")
+}
+
+// validateBinary checks SCHEDULER=binary's program and configuration.
+func (s *Settings) validateBinary() error {
+	if s.SchedulerBin == "" || s.SchedulerConfig == "" {
+		return errors.New("SCHEDULER=binary needs SCHEDULER_BIN=<kube-scheduler-compatible binary> and SCHEDULER_CONFIG=<KubeSchedulerConfiguration file>")
+	}
+	cfg, err := os.ReadFile(s.SchedulerConfig)
+	if err != nil {
+		return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
+	}
+	if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
+		return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
+	}
+	if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
+		return fmt.Errorf("SCHEDULER_BIN: %w", err)
 	}
 	return nil
 }
@@ -187,6 +203,8 @@ func (s *Settings) Validate() error {
 // Env is a cluster with its scheduler under test, ready for specs.
 type Env struct {
 	Settings
+	// SchedulerKind is the kind of the scheduler under test (Settings.Scheduler).
+	SchedulerKind kinds.Kind
 	// Kubeconfig is where clients find the cluster.
 	Kubeconfig string
 	Kwok       *cluster.Kwok
@@ -203,7 +221,7 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	env = &Env{Settings: s, Kubeconfig: s.Kubeconfig}
+	env = newEnv(s)
 	defer func() {
 		if err != nil {
 			if derr := env.Down(); derr != nil {
@@ -237,6 +255,14 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 	return env, nil
 }
 
+// newEnv is the run of settings s, before anything is up. An unknown
+// SCHEDULER is the zero kind: a scheduler the harness neither starts nor
+// changes the cluster for (Up rejects it before).
+func newEnv(s Settings) *Env {
+	k, _ := kinds.Lookup(s.Scheduler)
+	return &Env{Settings: s, SchedulerKind: k, Kubeconfig: s.Kubeconfig}
+}
+
 // waitSchedulerReady waits on the scheduler's readiness URL when it has
 // one, else until it binds a probe pod.
 func (e *Env) waitSchedulerReady(ctx context.Context, proc *scheduler.Process) error {
@@ -250,21 +276,21 @@ func (e *Env) waitSchedulerReady(ctx context.Context, proc *scheduler.Process) e
 // the harness does not run it (external).
 func (e *Env) prepareScheduler() (*scheduler.Process, error) {
 	logDir := e.logDir()
-	switch e.Settings.Scheduler {
-	case "external":
+	switch k := e.SchedulerKind; {
+	case !k.Started:
 		return nil, nil
-	case "command":
+	case k.Class == kinds.Command:
 		return scheduler.Command(scheduler.CommandOptions{
 			Template: e.SchedulerCmd, Kubeconfig: e.Kubeconfig, SchedulerName: e.SchedulerName,
 			ReadyURL: e.SchedulerReadyURL, RunDir: e.runDir(), LogDir: logDir,
 		})
-	case "binary":
+	case k.Class == kinds.Binary:
 		cfg, err := os.ReadFile(e.SchedulerConfig)
 		if err != nil {
 			return nil, err
 		}
 		proc, name, err := scheduler.KubeScheduler(scheduler.KubeSchedulerOptions{
-			Name: "binary", Binary: e.SchedulerBin, Config: cfg, ExtraArgs: strings.Fields(e.SchedulerArgs),
+			Name: k.Name, Binary: e.SchedulerBin, Config: cfg, ExtraArgs: strings.Fields(e.SchedulerArgs),
 			Kubeconfig: e.Kubeconfig, RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort,
 		})
 		if err == nil && e.Settings.SchedulerName == "" {
@@ -273,7 +299,7 @@ func (e *Env) prepareScheduler() (*scheduler.Process, error) {
 		return proc, err
 	}
 	proc, _, err := scheduler.Reference(scheduler.ReferenceOptions{
-		Profile: schedulerProfile(e.Settings.Scheduler), BinDir: e.BinDir, Kubeconfig: e.Kubeconfig,
+		Profile: e.SchedulerKind.Profile, BinDir: e.BinDir, Kubeconfig: e.Kubeconfig,
 		RunDir: e.runDir(), LogDir: logDir, Port: e.SchedulerPort, ClusterGates: e.clusterGates(),
 	})
 	return proc, err
@@ -281,7 +307,7 @@ func (e *Env) prepareScheduler() (*scheduler.Process, error) {
 
 func (e *Env) kwokOptions() cluster.KwokOptions {
 	prof, _ := fixtures.LoadProfile(e.Cluster)
-	o := clusterOptions(prof, e.Scheduler)
+	o := clusterOptions(prof, e.SchedulerKind.Cluster)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
 	o.APIServerEnv, o.APIServerArgs = e.APIServerEnv, e.APIServerArgs
 	return o
@@ -333,7 +359,7 @@ func Attach(s Settings) (*Env, error) {
 	if s.Provider == "kind" {
 		return attachKind(s)
 	}
-	env := &Env{Settings: s}
+	env := newEnv(s)
 	k, err := cluster.AttachKwok(env.kwokOptions())
 	if err != nil {
 		return nil, err

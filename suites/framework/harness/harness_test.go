@@ -80,27 +80,31 @@ func TestUpWithBadInputStartsNothing(t *testing.T) {
 	}
 }
 
+// kwokEnv is a run of the scheduler kind sched on a kwok cluster of profile
+// prof ("" for none).
+func kwokEnv(sched, prof string) *Env {
+	return newEnv(Settings{Provider: "kwok", Cluster: prof, Scheduler: sched, ClusterName: "c", BinDir: "b", WorkDir: "w"})
+}
+
 func TestNoAPIControlTurnsTheAPIOff(t *testing.T) {
-	e := &Env{Settings: Settings{Scheduler: "no-api", ClusterName: "c", BinDir: "b", WorkDir: "w"}}
+	e := kwokEnv("no-api", "")
 	o := e.kwokOptions()
 	if !strings.Contains(o.FeatureGates, "GenericWorkload=false") || !strings.Contains(o.RuntimeConfig, "v1beta1=false") {
 		t.Fatalf("no-api cluster options = %+v", o)
 	}
-	if schedulerProfile("no-api") != "no-gang" || schedulerProfile("reference") != "reference" {
+	if e.SchedulerKind.Profile.Name != "no-gang" {
 		t.Fatal("no-api must run the no-gang scheduler")
 	}
-	e.Settings.Scheduler = "reference"
-	if o := e.kwokOptions(); o.FeatureGates != "GenericWorkload=true" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=true" {
+	if o := kwokEnv("reference", "").kwokOptions(); o.FeatureGates != "GenericWorkload=true" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=true" {
 		t.Fatalf("reference cluster must use the package defaults, got %+v", o)
 	}
-	e.Settings.Scheduler, e.Settings.Cluster = "no-api", "ci-alpha"
-	if o := e.kwokOptions(); o.FeatureGates != "GenericWorkload=false" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=false" {
+	if o := kwokEnv("no-api", "ci-alpha").kwokOptions(); o.FeatureGates != "GenericWorkload=false" || o.RuntimeConfig != "scheduling.k8s.io/v1beta1=false" {
 		t.Fatalf("no-api must turn the API off on an alpha cluster too, got %+v", o)
 	}
 }
 
 func TestAlphaProfileGatesReachEveryComponent(t *testing.T) {
-	e := &Env{Settings: Settings{Provider: "kwok", Cluster: "ci-alpha", Scheduler: "reference", ClusterName: "c", BinDir: "b", WorkDir: "w"}}
+	e := kwokEnv("reference", "ci-alpha")
 	o := e.kwokOptions()
 	for _, g := range []string{"GenericWorkload=true", "TopologyAwareWorkloadScheduling=true", "CompositePodGroup=true", "PodGroupPreemptionPolicy=true", "WorkloadWithJob=true"} {
 		if !strings.Contains(o.FeatureGates, g) {
@@ -113,17 +117,16 @@ func TestAlphaProfileGatesReachEveryComponent(t *testing.T) {
 	if g := e.clusterGates(); !strings.Contains(g, "CompositePodGroup=true") || strings.Contains(g, "GenericWorkload") {
 		t.Errorf("the reference scheduler gets cluster gates %q, want the profile's alpha gates", g)
 	}
-	e.Settings.Scheduler = "no-job-workload"
+	e = kwokEnv("no-job-workload", "ci-alpha")
 	o = e.kwokOptions()
 	if !strings.Contains(o.FeatureGates, "WorkloadWithJob=true") || !strings.Contains(o.ControllerManagerFeatureGates, "WorkloadWithJob=false") ||
 		!strings.Contains(o.ControllerManagerFeatureGates, "CompositePodGroup=true") {
 		t.Errorf("no-job-workload options = %+v, want WorkloadWithJob off in the controller manager only", o)
 	}
-	if schedulerProfile("no-job-workload") != "reference" || e.clusterGates() == "" {
+	if e.SchedulerKind.Profile.Name != "reference" || e.clusterGates() == "" {
 		t.Error("no-job-workload must run the reference scheduler with the cluster's gates")
 	}
-	e.Settings.Scheduler, e.Settings.Cluster = "reference", "ci-small"
-	if g := e.clusterGates(); g != "" {
+	if g := kwokEnv("reference", "ci-small").clusterGates(); g != "" {
 		t.Errorf("ci-small has no gates of its own, got %q", g)
 	}
 }

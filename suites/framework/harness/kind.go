@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -24,10 +24,10 @@ func (s *Settings) kindOptions(logf func(string, ...any)) cluster.KindOptions {
 }
 
 // validateKind checks a kind run before anything starts: the node image and
-// cluster name, and that the scheduler under test does not serve the name
-// kind's own kube-scheduler serves (two schedulers would race for the same
-// pods, and the results would say nothing about either).
-func (s *Settings) validateKind() error {
+// cluster name, and that the scheduler under test, of kind k, does not
+// serve the name kind's own kube-scheduler serves (two schedulers would race
+// for the same pods, and the results would say nothing about either).
+func (s *Settings) validateKind(k kinds.Kind) error {
 	if _, err := cluster.KindConfig(s.kindOptions(nil)); err != nil {
 		return err
 	}
@@ -36,27 +36,18 @@ func (s *Settings) validateKind() error {
 			"two schedulers would race for the same pods. Test kind's kube-scheduler with SCHEDULER=external SCHEDULER_NAME=%s, "+
 			"or run yours with SCHEDULER=command or binary under another schedulerName", kindSchedulerName, what, kindSchedulerName)
 	}
-	switch s.Scheduler {
-	case "external":
-		return nil
-	case "command":
-		if s.SchedulerName == kindSchedulerName {
-			return clash("SCHEDULER=command with SCHEDULER_NAME=" + kindSchedulerName)
-		}
-		return nil
-	case "binary":
+	switch {
+	case k.Class == kinds.Command && s.SchedulerName == kindSchedulerName:
+		return clash("SCHEDULER=command with SCHEDULER_NAME=" + kindSchedulerName)
+	case k.Class == kinds.Binary:
 		// An unreadable configuration is reported by the scheduler checks.
 		if cfg, err := os.ReadFile(s.SchedulerConfig); err == nil && scheduler.ConfigSchedulerName(cfg) == kindSchedulerName {
 			return clash("SCHEDULER_CONFIG " + s.SchedulerConfig + " (its first profile's schedulerName)")
 		}
-		return nil
-	}
-	if _, ok := clusterControls[s.Scheduler]; ok {
+	case k.Cluster != nil:
 		// Reported by the scheduler checks: such a control needs kwok.
-		return nil
-	}
-	if prof, err := refconfig.Lookup(s.Scheduler); err == nil && prof.SchedulerName == kindSchedulerName {
-		return clash("SCHEDULER=" + s.Scheduler + " (the reference scheduler's profile)")
+	case k.Profile.Name != "" && k.SchedulerName == kindSchedulerName:
+		return clash("SCHEDULER=" + k.Name + " (the reference scheduler's profile)")
 	}
 	return nil
 }
@@ -83,7 +74,9 @@ func attachKind(s Settings) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Settings: s, Kind: k, Kubeconfig: k.Kubeconfig}, nil
+	env := newEnv(s)
+	env.Kind, env.Kubeconfig = k, k.Kubeconfig
+	return env, nil
 }
 
 // downKind keeps the nodes' logs with the results and deletes the cluster.

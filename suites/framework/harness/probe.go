@@ -12,6 +12,7 @@ import (
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -75,7 +76,7 @@ func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *sch
 // probeHint says what most likely keeps a running scheduler from binding
 // the probe pod: it serves another schedulerName.
 func (e *Env) probeHint() string {
-	if e.Settings.Scheduler != "command" {
+	if e.SchedulerKind.Class != kinds.Command {
 		return fmt.Sprintf("does the scheduler serve schedulerName %q? set SCHEDULER_NAME to the name it serves, or give SCHEDULER_READY_URL", e.SchedulerName)
 	}
 	if !strings.Contains(e.SchedulerCmd, ".SchedulerName") {

@@ -60,7 +60,7 @@ func TestProbeNotBoundSaysTheCommandIgnoresTheName(t *testing.T) {
 	for _, c := range cases {
 		cs := fakeapi.New()
 		proc := commandScheduler(t, c.cmd)
-		e := &Env{Settings: Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: c.cmd, ClusterName: "x"}}
+		e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: c.cmd, ClusterName: "x"})
 		err := e.probeBound(context.Background(), cs, proc, time.Second)
 		if err == nil {
 			t.Fatal("an unbound probe pod passed")
@@ -81,7 +81,7 @@ func TestProbeReportsACommandThatExitsAtOnce(t *testing.T) {
 	cs := fakeapi.New()
 	line := "echo 'unknown flag: --name'; exit 2"
 	proc := commandScheduler(t, line)
-	e := &Env{Settings: Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: line, ClusterName: "x"}}
+	e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: line, ClusterName: "x"})
 	err := e.probeBound(context.Background(), cs, proc, time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "command scheduler exited at start (exit status 2)") ||
 		!strings.Contains(err.Error(), "unknown flag: --name") || strings.Contains(err.Error(), "SchedulerName") {
@@ -101,7 +101,7 @@ func TestProbeBoundIsReady(t *testing.T) {
 		return false, nil, nil
 	})
 	proc := commandScheduler(t, "sleep 600")
-	e := &Env{Settings: Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: "sleep 600", ClusterName: "x"}}
+	e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: "sleep 600", ClusterName: "x"})
 	if err := e.probeBound(context.Background(), cs, proc, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
@@ -166,10 +167,14 @@ func TestWithKubeconfigFillsClientConnection(t *testing.T) {
 
 func TestReferenceRejectsBadInputBeforeStarting(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := Reference(ReferenceOptions{Profile: "fast", BinDir: dir}); err == nil || !strings.Contains(err.Error(), `unknown reference scheduler profile "fast"`) {
-		t.Fatalf("unknown profile: %v", err)
+	if _, _, err := Reference(ReferenceOptions{BinDir: dir}); err == nil || !strings.Contains(err.Error(), "no reference scheduler profile") {
+		t.Fatalf("no profile: %v", err)
 	}
-	if _, _, err := Reference(ReferenceOptions{Profile: "reference", BinDir: dir}); err == nil || !strings.Contains(err.Error(), "make build") {
+	prof, err := config.Lookup("reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Reference(ReferenceOptions{Profile: prof, BinDir: dir}); err == nil || !strings.Contains(err.Error(), "make build") {
 		t.Fatalf("missing binary: %v", err)
 	}
 }

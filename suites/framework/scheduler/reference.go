@@ -11,8 +11,9 @@ import (
 
 // ReferenceOptions says how to run the reference scheduler binary.
 type ReferenceOptions struct {
-	// Profile is a reference scheduler profile: reference or no-gang.
-	Profile string
+	// Profile is the reference scheduler profile to run, as the scheduler
+	// kind resolved it (kinds.Kind.Profile).
+	Profile config.Profile
 	// BinDir holds reference-scheduler.
 	BinDir string
 	// Kubeconfig of the cluster to schedule.
@@ -31,9 +32,9 @@ type ReferenceOptions struct {
 // Reference prepares the reference scheduler with one of its profiles. It
 // checks everything it can before anything starts.
 func Reference(o ReferenceOptions) (*Process, string, error) {
-	prof, err := config.Lookup(o.Profile)
-	if err != nil {
-		return nil, "", err
+	prof := o.Profile
+	if prof.Name == "" {
+		return nil, "", fmt.Errorf("no reference scheduler profile given")
 	}
 	bin := filepath.Join(o.BinDir, "reference-scheduler")
 	if err := binaryExists(bin); err != nil {
