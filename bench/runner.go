@@ -18,7 +18,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // apiWorkers is how many pod creates (or deletes) run at once: enough that
@@ -107,7 +107,7 @@ type Result struct {
 	Scenario *Scenario `json:"scenario"`
 	// Environment of the run (versions, cluster, scheduler, machine, commit),
 	// with every result so that each file says where it came from.
-	Environment *harness.Environment `json:"environment,omitempty"`
+	Environment *results.Environment `json:"environment,omitempty"`
 	Sizes       []SizeResult         `json:"sizes"`
 	Cost        []Cost               `json:"cost"`
 	// PodsBound counts every pod bound during the scenario, warm-up gangs'

@@ -18,7 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/gangconf/gangconf/bench"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // Profiles in the order the report shows them.
@@ -27,7 +27,7 @@ var Profiles = []string{"core", "extended", "alpha"}
 // Model is everything the report shows.
 type Model struct {
 	Generated   time.Time
-	Environment *harness.Environment
+	Environment *results.Environment
 	Verdicts    []Verdict
 	Areas       []Area
 	Controls    []Control
@@ -90,7 +90,7 @@ type Scenario struct {
 	Plots     []Plot
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
-	Environment *harness.Environment
+	Environment *results.Environment
 }
 
 // ProcessCost is what one process spent on the scenario.
@@ -193,7 +193,7 @@ type BenchRow struct {
 type UpstreamComparison struct {
 	Rows []UpstreamRow
 	// Gangconf and Upstream say when and where each side ran.
-	Gangconf, Upstream *harness.Environment
+	Gangconf, Upstream *results.Environment
 	// SameMachine is true when both ran on one machine (CPU model, cores
 	// and memory agree): only then is the ratio worth reading.
 	SameMachine bool
@@ -244,7 +244,7 @@ func (m *Model) problem(format string, args ...any) {
 }
 
 func (m *Model) loadEnvironment(dir string) {
-	var env harness.Environment
+	var env results.Environment
 	err := readJSON(filepath.Join(dir, "environment.json"), &env)
 	if _, serr := os.Stat(filepath.Join(dir, "environment.json")); os.IsNotExist(serr) &&
 		readJSON(filepath.Join(dir, "bench", "environment.json"), &env) == nil {
@@ -393,7 +393,7 @@ type benchResult struct {
 	Cost        []bench.Cost           `json:"cost"`
 	PodsBound   int                    `json:"podsBound"`
 	Pacing      bench.Pacing           `json:"pacing"`
-	Environment *harness.Environment   `json:"environment"`
+	Environment *results.Environment   `json:"environment"`
 	Thresholds  []bench.ThresholdCheck `json:"thresholds"`
 }
 
@@ -487,7 +487,7 @@ func (m *Model) loadUpstream(dir string) {
 	}
 	c := &UpstreamComparison{}
 	var upRes, ourRes struct {
-		Environment *harness.Environment `json:"environment"`
+		Environment *results.Environment `json:"environment"`
 	}
 	if err := readJSON(filepath.Join(dir, "bench-upstream", name+"-result.json"), &upRes); err != nil {
 		m.problem("bench-upstream/%s-result.json: %v", name, err)

@@ -20,20 +20,24 @@ import (
 	"github.com/gangconf/gangconf/bench"
 	"github.com/gangconf/gangconf/bench/ceiling"
 	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/results"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
-const usage = `usage: gangbench (no arguments; make bench runs it)
+var usage = `usage: gangbench (no arguments; make bench runs it)
 
 Settings come from the environment, as make bench passes them: SCENARIO (names,
-comma-separated; empty: the standard set), SIZES, REPEATS, SCHEDULER (a
-reference profile, binary, command, external or ceiling), BESIDE (ceiling: its
-gangs take turns with the scheduler's in the same run), PROVIDER, RESULTS,
-BIN_DIR and the scheduler's settings (make help lists them).
-`
+comma-separated; empty: the standard set), SIZES, REPEATS, SCHEDULER (below),
+BESIDE (ceiling: its gangs take turns with the scheduler's in the same run),
+PROVIDER, RESULTS, BIN_DIR and the scheduler's settings (make help lists them).
+
+SCHEDULER:
+` + kinds.Help("  ")
 
 func main() {
-	harness.NoArguments("gangbench", usage)
-	ctx, stop := harness.SignalContext()
+	settings.NoArguments("gangbench", usage)
+	ctx, stop := settings.SignalContext()
 	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "gangbench: %v\n", err)
@@ -43,54 +47,32 @@ func main() {
 
 func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
-// ceilingScheduler is the SCHEDULER (and BESIDE) name of the ceiling binder.
-const ceilingScheduler = "ceiling"
-
 // besideSchedulerName is the schedulerName of the pods the ceiling binds
 // when it runs beside the scheduler under test, a name no scheduler has.
 const besideSchedulerName = "gangconf-ceiling"
 
+// plan is what make bench asked for, from the environment.
+type plan struct {
+	scenarios []*bench.Scenario
+	repeats   int
+	// ceiling is the ceiling's kind when it is the scheduler under test;
+	// nil otherwise.
+	ceiling *kinds.Kind
+	beside  *bench.Beside
+}
+
 func run(ctx context.Context) error {
-	settings := harness.FromEnv()
-	scenarios, err := bench.Select(os.Getenv("SCENARIO"))
+	s := settings.FromEnv()
+	p, err := readPlan(&s)
 	if err != nil {
 		return err
 	}
-	if err := restrictSizes(scenarios, os.Getenv("SIZES")); err != nil {
+	clusters, byCluster := byClusterOf(p.scenarios, s.Provider)
+	if err := s.Validate(); err != nil {
 		return err
 	}
-	repeats := 1
-	if v := os.Getenv("REPEATS"); v != "" {
-		if repeats, err = strconv.Atoi(v); err != nil || repeats < 1 {
-			return fmt.Errorf("REPEATS=%q: want a whole number of at least 1", v)
-		}
-	}
-	useCeiling := settings.Scheduler == ceilingScheduler
-	beside, err := besideOf(os.Getenv("BESIDE"), useCeiling)
-	if err != nil {
-		return err
-	}
-	if useCeiling {
-		// The ceiling binder runs in this process, under the default name.
-		settings.Scheduler, settings.SchedulerName = "external", "default-scheduler"
-	}
-	// Scenarios sharing a cluster profile share one cluster.
-	byCluster := map[string][]*bench.Scenario{}
-	var clusters []string
-	for _, s := range scenarios {
-		if settings.Provider != "kwok" {
-			s.Cluster = ""
-		}
-		if _, ok := byCluster[s.Cluster]; !ok {
-			clusters = append(clusters, s.Cluster)
-		}
-		byCluster[s.Cluster] = append(byCluster[s.Cluster], s)
-	}
-	if err := settings.Validate(); err != nil {
-		return err
-	}
-	out := filepath.Join(settings.Results, "bench")
-	plots := filepath.Join(settings.Results, "plots")
+	out := filepath.Join(s.Results, "bench")
+	plots := filepath.Join(s.Results, "plots")
 	for _, dir := range []string{out, plots} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -98,16 +80,16 @@ func run(ctx context.Context) error {
 	}
 	var crossed []bench.ThresholdCheck
 	for _, c := range clusters {
-		s := settings
+		cs := s
 		if c != "" {
 			// One cluster's logs would overwrite another's.
-			s.Cluster = c
-			s.LogDir = filepath.Join(settings.Results, "logs", c)
+			cs.Cluster = c
+			cs.LogDir = filepath.Join(s.Results, "logs", c)
 		}
-		s.ClusterName = "bench"
-		s.APIServerEnv = bench.APIServerEnv(harness.DescribeMachine().MemoryKB)
-		s.APIServerArgs = bench.APIServerArgs()
-		crossedHere, err := runOnCluster(ctx, s, useCeiling, beside, byCluster[c], repeats, out, plots)
+		cs.ClusterName = "bench"
+		cs.APIServerEnv = bench.APIServerEnv(results.DescribeMachine().MemoryKB)
+		cs.APIServerArgs = bench.APIServerArgs()
+		crossedHere, err := runOnCluster(ctx, cs, p, byCluster[c], out, plots)
 		if err != nil {
 			return err
 		}
@@ -126,23 +108,69 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// besideOf reads BESIDE: empty for none, or ceiling.
-func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
-	switch v {
-	case "":
-		return nil, nil
-	case ceilingScheduler:
-		if useCeiling {
-			return nil, fmt.Errorf("BESIDE=%s: the ceiling is already the scheduler under test", v)
-		}
-		return &bench.Beside{Name: ceilingScheduler, SchedulerName: besideSchedulerName}, nil
+// readPlan reads SCENARIO, SIZES, REPEATS and BESIDE. When the ceiling is
+// the scheduler under test, s becomes an external scheduler of its name: the
+// binder runs in this process.
+func readPlan(s *settings.Settings) (plan, error) {
+	var p plan
+	var err error
+	if p.scenarios, err = bench.Select(os.Getenv("SCENARIO")); err != nil {
+		return p, err
 	}
-	return nil, fmt.Errorf("BESIDE=%q: only %s can run beside the scheduler under test", v, ceilingScheduler)
+	if err := restrictSizes(p.scenarios, os.Getenv("SIZES")); err != nil {
+		return p, err
+	}
+	p.repeats = 1
+	if v := os.Getenv("REPEATS"); v != "" {
+		if p.repeats, err = strconv.Atoi(v); err != nil || p.repeats < 1 {
+			return p, fmt.Errorf("REPEATS=%q: want a whole number of at least 1", v)
+		}
+	}
+	// An unknown SCHEDULER is left to Validate.
+	if k, err := kinds.Lookup(s.Scheduler); err == nil && k.Class == kinds.Ceiling {
+		p.ceiling = &k
+		s.Scheduler, s.SchedulerName = string(kinds.External), k.SchedulerName
+	}
+	p.beside, err = besideOf(os.Getenv("BESIDE"), p.ceiling != nil)
+	return p, err
+}
+
+// byClusterOf groups the scenarios by cluster profile, in order: scenarios
+// sharing a profile share one cluster. A provider other than kwok makes no
+// cluster of a profile: all run on the one it has.
+func byClusterOf(scenarios []*bench.Scenario, provider string) ([]string, map[string][]*bench.Scenario) {
+	byCluster := map[string][]*bench.Scenario{}
+	var clusters []string
+	for _, s := range scenarios {
+		if provider != "kwok" {
+			s.Cluster = ""
+		}
+		if _, ok := byCluster[s.Cluster]; !ok {
+			clusters = append(clusters, s.Cluster)
+		}
+		byCluster[s.Cluster] = append(byCluster[s.Cluster], s)
+	}
+	return clusters, byCluster
+}
+
+// besideOf reads BESIDE: empty for none, or a bench-only kind (the ceiling).
+func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
+	if v == "" {
+		return nil, nil
+	}
+	k, err := kinds.Lookup(v)
+	if err != nil || k.Class != kinds.Ceiling {
+		return nil, fmt.Errorf("BESIDE=%q: only %s can run beside the scheduler under test", v, kinds.Ceiling)
+	}
+	if useCeiling {
+		return nil, fmt.Errorf("BESIDE=%s: the ceiling is already the scheduler under test", v)
+	}
+	return &bench.Beside{Name: k.Name, SchedulerName: besideSchedulerName}, nil
 }
 
 // runOnCluster runs the scenarios on one cluster and returns the thresholds
 // their results crossed.
-func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, beside *bench.Beside, scenarios []*bench.Scenario, repeats int, out, plots string) (crossed []bench.ThresholdCheck, err error) {
+func runOnCluster(ctx context.Context, s settings.Settings, p plan, scenarios []*bench.Scenario, out, plots string) (crossed []bench.ThresholdCheck, err error) {
 	env, err := harness.Up(ctx, s, false, logf)
 	if err != nil {
 		return nil, err
@@ -152,74 +180,90 @@ func runOnCluster(ctx context.Context, s harness.Settings, useCeiling bool, besi
 			err = derr
 		}
 	}()
-	cs, err := env.Clientset()
+	t, err := target(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	t := bench.Target{Client: cs, SchedulerName: env.SchedulerName, Processes: map[string]int{}}
 	desc := env.Describe(ctx)
-	if p := env.SchedulerProcess; p != nil {
-		t.MetricsPort = p.Port
-		t.Processes["scheduler"] = p.PID()
-	}
-	if env.Kwok != nil {
-		if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
-			t.Processes["kube-apiserver"] = pid
-		}
-		t.Quiet = controlPlane(env, t.Processes)
-		t.Collect = collectAPIServerGarbage(cs)
-		t.CollectionDelete = s.APIServerArgs != nil
-		if err := settle(ctx, t.Quiet); err != nil {
-			return nil, err
-		}
-	}
-	if useCeiling {
-		b, err := ceiling.Start(ctx, cs, t.SchedulerName)
+	if p.ceiling != nil {
+		b, err := ceiling.Start(ctx, t.Client, t.SchedulerName)
 		if err != nil {
 			return nil, err
 		}
 		defer b.Stop()
-		desc.Scheduler.Name = ceilingScheduler
+		desc.Scheduler.Name = p.ceiling.Name
 	}
-	if beside != nil {
-		b, err := ceiling.Start(ctx, cs, beside.SchedulerName)
+	if p.beside != nil {
+		b, err := ceiling.Start(ctx, t.Client, p.beside.SchedulerName)
 		if err != nil {
 			return nil, err
 		}
 		defer b.Stop()
-		t.Beside = beside
+		t.Beside = p.beside
 	}
-	if err := bench.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
+	if err := results.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
 		return nil, err
 	}
 	for _, sc := range scenarios {
-		var all *bench.Result
-		for r := 0; r < repeats; r++ {
-			res, err := bench.Run(ctx, t, sc, logf)
-			if err != nil {
-				return nil, err
-			}
-			logf("%s: done in %s", sc.Name, res.Took.Round(1e9))
-			if all == nil {
-				all = res
-			} else if err := all.Merge(res); err != nil {
-				return nil, err
-			}
-		}
-		all.Environment = &desc
-		all.Thresholds = all.CheckThresholds()
-		for _, c := range all.Thresholds {
-			logf("%s: threshold %s", sc.Name, c)
-		}
-		crossed = append(crossed, bench.Crossed(all.Thresholds)...)
-		if err := all.Write(out); err != nil {
+		checks, err := runScenario(ctx, t, sc, p.repeats, &desc, out, plots)
+		if err != nil {
 			return nil, err
 		}
-		if _, err := all.Plot(plots); err != nil {
+		crossed = append(crossed, bench.Crossed(checks)...)
+	}
+	return crossed, nil
+}
+
+// target is the scheduler under test on env's cluster, as the runner sees
+// it; on a cluster the harness made, once the cluster has settled.
+func target(ctx context.Context, env *harness.Env) (bench.Target, error) {
+	cs, err := env.Clientset()
+	if err != nil {
+		return bench.Target{}, err
+	}
+	t := bench.Target{Client: cs, SchedulerName: env.SchedulerName, Processes: map[string]int{}}
+	if proc := env.SchedulerProcess; proc != nil {
+		t.MetricsPort = proc.Port
+		t.Processes["scheduler"] = proc.PID()
+	}
+	if env.Kwok == nil {
+		return t, nil
+	}
+	if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
+		t.Processes["kube-apiserver"] = pid
+	}
+	t.Quiet = controlPlane(env, t.Processes)
+	t.Collect = collectAPIServerGarbage(cs)
+	t.CollectionDelete = env.APIServerArgs != nil
+	return t, settle(ctx, t.Quiet)
+}
+
+// runScenario runs the scenario repeats times, writes the results of all
+// repeats together with their plots, and returns its thresholds' checks.
+func runScenario(ctx context.Context, t bench.Target, sc *bench.Scenario, repeats int, desc *results.Environment, out, plots string) ([]bench.ThresholdCheck, error) {
+	var all *bench.Result
+	for r := 0; r < repeats; r++ {
+		res, err := bench.Run(ctx, t, sc, logf)
+		if err != nil {
+			return nil, err
+		}
+		logf("%s: done in %s", sc.Name, res.Took.Round(1e9))
+		if all == nil {
+			all = res
+		} else if err := all.Merge(res); err != nil {
 			return nil, err
 		}
 	}
-	return crossed, nil
+	all.Environment = desc
+	all.Thresholds = all.CheckThresholds()
+	for _, c := range all.Thresholds {
+		logf("%s: threshold %s", sc.Name, c)
+	}
+	if err := all.Write(out); err != nil {
+		return nil, err
+	}
+	_, err := all.Plot(plots)
+	return all.Thresholds, err
 }
 
 // restrictSizes keeps only the listed PodGroup sizes (SIZES=1,8,64).

@@ -22,7 +22,8 @@ import (
 	"time"
 
 	"github.com/gangconf/gangconf/bench"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/results"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
 // runTimeout bounds one test binary's run; the six workloads took minutes.
@@ -41,7 +42,7 @@ type PackageRun struct {
 // UpstreamResult is what upstream-gangs-result.json records beside the
 // converted DataItems.
 type UpstreamResult struct {
-	Environment harness.Environment      `json:"environment"`
+	Environment results.Environment      `json:"environment"`
 	Workloads   []bench.UpstreamWorkload `json:"workloads"`
 	Runs        []PackageRun             `json:"runs"`
 }
@@ -54,8 +55,8 @@ six of upstream-gangs).
 `
 
 func main() {
-	harness.NoArguments("upstreambench", usage)
-	ctx, stop := harness.SignalContext()
+	settings.NoArguments("upstreambench", usage)
+	ctx, stop := settings.SignalContext()
 	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "upstreambench: %v\n", err)
@@ -64,8 +65,8 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	results, binDir := os.Getenv("RESULTS"), os.Getenv("BIN_DIR")
-	if results == "" || binDir == "" {
+	resultsDir, binDir := os.Getenv("RESULTS"), os.Getenv("BIN_DIR")
+	if resultsDir == "" || binDir == "" {
 		return errors.New("RESULTS and BIN_DIR must be set (make bench-upstream sets them)")
 	}
 	s, err := bench.Load(bench.UpstreamScenario)
@@ -114,7 +115,7 @@ func run(ctx context.Context) error {
 		dirs[p] = dir
 	}
 
-	out := filepath.Join(results, "bench-upstream")
+	out := filepath.Join(resultsDir, "bench-upstream")
 	// A fresh directory, so the DataItems file found after a run is this run's.
 	if err := os.RemoveAll(out); err != nil {
 		return err
@@ -129,10 +130,10 @@ func run(ctx context.Context) error {
 		res.Runs = append(res.Runs, pr)
 		merged.DataItems = append(merged.DataItems, items.DataItems...)
 	}
-	if err := bench.WriteJSON(filepath.Join(out, bench.UpstreamScenario+".json"), merged); err != nil {
+	if err := results.WriteJSON(filepath.Join(out, bench.UpstreamScenario+".json"), merged); err != nil {
 		return err
 	}
-	if err := bench.WriteJSON(filepath.Join(out, bench.UpstreamScenario+"-result.json"), res); err != nil {
+	if err := results.WriteJSON(filepath.Join(out, bench.UpstreamScenario+"-result.json"), res); err != nil {
 		return err
 	}
 	for _, it := range merged.DataItems {
@@ -240,11 +241,11 @@ func goOutput(ctx context.Context, args ...string) (string, error) {
 
 // environment describes upstream's run: its scheduler runs in the test
 // process against an in-process API server, with fake nodes and no kubelet.
-func environment(ctx context.Context) harness.Environment {
-	env := harness.Local()
+func environment(ctx context.Context) results.Environment {
+	env := results.Local()
 	env.Provider = "scheduler_perf (in-process API server and scheduler, fake nodes)"
 	env.FeatureGates = "GenericWorkload=true"
 	env.KubernetesVersion, _ = goOutput(ctx, "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes")
-	env.Scheduler = harness.Scheduler{Name: "upstream scheduler_perf", SchedulerName: "default-scheduler", Version: env.KubernetesVersion, FeatureGates: env.FeatureGates}
+	env.Scheduler = results.Scheduler{Name: "upstream scheduler_perf", SchedulerName: "default-scheduler", Version: env.KubernetesVersion, FeatureGates: env.FeatureGates}
 	return env
 }

@@ -5,7 +5,10 @@ package fakeapi
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,4 +90,23 @@ func kindOf(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
 		}
 	}
 	return schema.GroupVersionKind{}, fmt.Errorf("fakeapi: no kind for %s", gvr)
+}
+
+// Kubeconfig writes a kubeconfig of a cluster at 127.0.0.1:1, where nothing
+// answers, into a temporary directory of t and returns its path: settings
+// that need a usable kubeconfig get one, and nothing reaches a cluster.
+func Kubeconfig(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	const kc = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`
+	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

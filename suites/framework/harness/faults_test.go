@@ -4,13 +4,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
 // Fault specs skip with this reason when the harness does not own what the
 // fault needs, and the fault calls refuse rather than act on what another
 // party runs.
 func TestFaultsNeedWhatTheHarnessStarted(t *testing.T) {
-	e := newEnv(Settings{Scheduler: "external", Provider: "existing"})
+	e := newEnv(settings.Settings{Scheduler: "external", Provider: "existing"})
 	if ok, why := e.CanRestartScheduler(); ok || !strings.Contains(why, "SCHEDULER=external") {
 		t.Fatalf("external scheduler: %v %q", ok, why)
 	}

@@ -14,195 +14,17 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
-
-// Settings are what a user chooses, from the Makefile's variables.
-type Settings struct {
-	// Provider of the cluster: kwok (made here), kind (made here, needs
-	// Docker) or existing (KUBECONFIG).
-	Provider string
-	// Cluster is the fixtures profile of a kwok cluster.
-	Cluster string
-	// Scheduler under test: a reference profile (reference, no-gang), or
-	// external (already running; only SchedulerName is known).
-	Scheduler string
-	// SchedulerName is what pods name in spec.schedulerName.
-	SchedulerName string
-	// Kubeconfig of an existing cluster.
-	Kubeconfig string
-	// Results is the results directory; logs go to LogDir.
-	Results string
-	// LogDir holds the scheduler's and the control plane's logs; empty:
-	// Results/logs.
-	LogDir string
-	// BinDir holds the pinned binaries.
-	BinDir string
-	// WorkDir holds clusters' files (kwokctl's work directory).
-	WorkDir string
-	// ClusterName is the kwokctl cluster name.
-	ClusterName string
-	// SchedulerPort is the scheduler's secure port; 0 picks a free one.
-	SchedulerPort int
-	// SchedulerCmd is SCHEDULER=command's command line (a Go template with
-	// {{.Kubeconfig}} and {{.SchedulerName}}), SchedulerReadyURL its optional
-	// readiness probe.
-	SchedulerCmd      string
-	SchedulerReadyURL string
-	// SchedulerBin, SchedulerConfig and SchedulerArgs are SCHEDULER=binary's
-	// kube-scheduler-compatible program, its KubeSchedulerConfiguration and
-	// extra arguments (split on spaces).
-	SchedulerBin    string
-	SchedulerConfig string
-	SchedulerArgs   string
-	// KindNodeImage is PROVIDER=kind's node image (no default).
-	KindNodeImage string
-	// APIServerEnv and APIServerArgs are extra environment and flags for a
-	// kwok cluster's API server.
-	APIServerEnv  map[string]string
-	APIServerArgs map[string]string
-}
-
-// Environment variable names, shared by the Makefile, the CLI and the suites.
-const (
-	EnvProvider      = "PROVIDER"
-	EnvCluster       = "CLUSTER"
-	EnvScheduler     = "SCHEDULER"
-	EnvSchedulerName = "SCHEDULER_NAME"
-	EnvKubeconfig    = "KUBECONFIG"
-	EnvResults       = "RESULTS"
-	EnvBinDir        = "BIN_DIR"
-	EnvWorkDir       = "WORK_DIR"
-	EnvClusterName   = "CLUSTER_NAME"
-	EnvSchedulerCmd  = "SCHEDULER_CMD"
-	EnvSchedulerURL  = "SCHEDULER_READY_URL"
-	EnvSchedulerBin  = "SCHEDULER_BIN"
-	EnvSchedulerConf = "SCHEDULER_CONFIG"
-	EnvSchedulerArgs = "SCHEDULER_ARGS"
-	EnvKindNodeImage = "KIND_NODE_IMAGE"
-)
-
-// FromEnv reads settings from the environment, with the Makefile's defaults.
-func FromEnv() Settings {
-	get := func(k, def string) string {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-		return def
-	}
-	return Settings{
-		Provider:      get(EnvProvider, "kwok"),
-		Cluster:       get(EnvCluster, "ci-small"),
-		Scheduler:     get(EnvScheduler, "reference"),
-		SchedulerName: os.Getenv(EnvSchedulerName),
-		Kubeconfig:    os.Getenv(EnvKubeconfig),
-		Results:       get(EnvResults, "_output/results"),
-		BinDir:        get(EnvBinDir, "_output/bin"),
-		WorkDir:       get(EnvWorkDir, "_output/kwok"),
-		ClusterName:   get(EnvClusterName, "gangconf"),
-
-		SchedulerCmd:      os.Getenv(EnvSchedulerCmd),
-		SchedulerReadyURL: os.Getenv(EnvSchedulerURL),
-		SchedulerBin:      os.Getenv(EnvSchedulerBin),
-		SchedulerConfig:   os.Getenv(EnvSchedulerConf),
-		SchedulerArgs:     os.Getenv(EnvSchedulerArgs),
-		KindNodeImage:     os.Getenv(EnvKindNodeImage),
-	}
-}
-
-// Validate checks the settings before anything starts, so bad input never
-// leaves half a cluster behind.
-func (s *Settings) Validate() error {
-	// An unknown SCHEDULER is reported after the provider's problems, as
-	// the zero kind passes the provider's checks.
-	k, kindErr := kinds.Lookup(s.Scheduler)
-	if err := s.validateProvider(k); err != nil {
-		return err
-	}
-	if kindErr != nil {
-		return kindErr
-	}
-	return s.validateScheduler(k)
-}
-
-// validateProvider checks what the provider needs, and on kind that the
-// scheduler under test does not clash with kind's own.
-func (s *Settings) validateProvider(k kinds.Kind) error {
-	switch s.Provider {
-	case "kwok":
-		if _, err := fixtures.LoadProfile(s.Cluster); err != nil {
-			return err
-		}
-		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
-			return err
-		}
-	case "kind":
-		return s.validateKind(k)
-	case "existing":
-		if s.Kubeconfig == "" {
-			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
-		}
-		if _, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
-			return fmt.Errorf("KUBECONFIG %s is not a usable kubeconfig: %w", s.Kubeconfig, err)
-		}
-	default:
-		return fmt.Errorf("unknown PROVIDER %q (known: kwok, kind, existing)", s.Provider)
-	}
-	return nil
-}
-
-// validateScheduler checks what the scheduler's kind needs, and fills in
-// the schedulerName a reference profile serves.
-func (s *Settings) validateScheduler(k kinds.Kind) error {
-	if k.NeedsName && s.SchedulerName == "" {
-		return fmt.Errorf("SCHEDULER=%s needs SCHEDULER_NAME=<the schedulerName it serves>", k.Name)
-	}
-	if k.Cluster != nil && s.Provider != "kwok" {
-		return fmt.Errorf("SCHEDULER=%s changes the cluster's %s, so it needs PROVIDER=kwok", k.Name, k.Cluster.Component())
-	}
-	switch k.Class {
-	case kinds.External:
-		return nil
-	case kinds.Ceiling:
-		return fmt.Errorf("SCHEDULER=%s runs inside the benchmark runner: make bench takes it, nothing else does", k.Name)
-	case kinds.Command:
-		_, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine()
-		return err
-	case kinds.Binary:
-		return s.validateBinary()
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = k.SchedulerName
-	}
-	return cluster.CheckBinaries(s.BinDir, "reference-scheduler")
-}
-
-// validateBinary checks SCHEDULER=binary's program and configuration.
-func (s *Settings) validateBinary() error {
-	if s.SchedulerBin == "" || s.SchedulerConfig == "" {
-		return errors.New("SCHEDULER=binary needs SCHEDULER_BIN=<kube-scheduler-compatible binary> and SCHEDULER_CONFIG=<KubeSchedulerConfiguration file>")
-	}
-	cfg, err := os.ReadFile(s.SchedulerConfig)
-	if err != nil {
-		return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
-	}
-	if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
-		return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
-	}
-	if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
-		return fmt.Errorf("SCHEDULER_BIN: %w", err)
-	}
-	return nil
-}
 
 // Env is a cluster with its scheduler under test, ready for specs.
 type Env struct {
-	Settings
+	settings.Settings
 	// SchedulerKind is the kind of the scheduler under test (Settings.Scheduler).
 	SchedulerKind kinds.Kind
 	// Kubeconfig is where clients find the cluster.
@@ -217,7 +39,7 @@ type Env struct {
 // detached, the scheduler outlives this process (make cluster-up); Down in a
 // later process stops it through its PID file. Any failure undoes what was
 // made before it returns.
-func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any)) (env *Env, err error) {
+func Up(ctx context.Context, s settings.Settings, detached bool, logf func(string, ...any)) (env *Env, err error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -258,7 +80,7 @@ func Up(ctx context.Context, s Settings, detached bool, logf func(string, ...any
 // newEnv is the run of settings s, before anything is up. An unknown
 // SCHEDULER is the zero kind: a scheduler the harness neither starts nor
 // changes the cluster for (Up rejects it before).
-func newEnv(s Settings) *Env {
+func newEnv(s settings.Settings) *Env {
 	k, _ := kinds.Lookup(s.Scheduler)
 	return &Env{Settings: s, SchedulerKind: k, Kubeconfig: s.Kubeconfig}
 }
@@ -275,7 +97,7 @@ func (e *Env) waitSchedulerReady(ctx context.Context, proc *scheduler.Process) e
 // prepareScheduler builds the process of the scheduler under test; nil when
 // the harness does not run it (external).
 func (e *Env) prepareScheduler() (*scheduler.Process, error) {
-	logDir := e.logDir()
+	logDir := e.Logs()
 	switch k := e.SchedulerKind; {
 	case !k.Started:
 		return nil, nil
@@ -355,7 +177,7 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 
 // Attach finds a cluster made by an earlier `Up` (make cluster-up), so that
 // Down can remove it.
-func Attach(s Settings) (*Env, error) {
+func Attach(s settings.Settings) (*Env, error) {
 	if s.Provider == "kind" {
 		return attachKind(s)
 	}
@@ -380,7 +202,7 @@ func (e *Env) Down() error {
 	// A detached scheduler from an earlier process is known by PID file only.
 	errs = append(errs, scheduler.StopByPIDFile(filepath.Join(e.runDir(), "scheduler.pid")))
 	if e.Kwok != nil {
-		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.logDir(), "control-plane")); err != nil {
+		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.Logs(), "control-plane")); err != nil {
 			errs = append(errs, fmt.Errorf("export control plane logs: %w", err))
 		}
 		errs = append(errs, e.Kwok.Down())
@@ -404,11 +226,4 @@ func (e *Env) Clientset() (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
-}
-
-func (s Settings) logDir() string {
-	if s.LogDir != "" {
-		return s.LogDir
-	}
-	return filepath.Join(s.Results, "logs")
 }

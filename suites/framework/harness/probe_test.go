@@ -18,6 +18,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework/fakeapi"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
 // commandScheduler starts SCHEDULER_CMD line as the harness would.
@@ -60,7 +61,7 @@ func TestProbeNotBoundSaysTheCommandIgnoresTheName(t *testing.T) {
 	for _, c := range cases {
 		cs := fakeapi.New()
 		proc := commandScheduler(t, c.cmd)
-		e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: c.cmd, ClusterName: "x"})
+		e := newEnv(settings.Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: c.cmd, ClusterName: "x"})
 		err := e.probeBound(context.Background(), cs, proc, time.Second)
 		if err == nil {
 			t.Fatal("an unbound probe pod passed")
@@ -81,7 +82,7 @@ func TestProbeReportsACommandThatExitsAtOnce(t *testing.T) {
 	cs := fakeapi.New()
 	line := "echo 'unknown flag: --name'; exit 2"
 	proc := commandScheduler(t, line)
-	e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: line, ClusterName: "x"})
+	e := newEnv(settings.Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: line, ClusterName: "x"})
 	err := e.probeBound(context.Background(), cs, proc, time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "command scheduler exited at start (exit status 2)") ||
 		!strings.Contains(err.Error(), "unknown flag: --name") || strings.Contains(err.Error(), "SchedulerName") {
@@ -101,7 +102,7 @@ func TestProbeBoundIsReady(t *testing.T) {
 		return false, nil, nil
 	})
 	proc := commandScheduler(t, "sleep 600")
-	e := newEnv(Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: "sleep 600", ClusterName: "x"})
+	e := newEnv(settings.Settings{Scheduler: "command", SchedulerName: "my-scheduler", SchedulerCmd: "sleep 600", ClusterName: "x"})
 	if err := e.probeBound(context.Background(), cs, proc, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestUpStopsACommandThatNeverTurnsReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "pid")
-	s := Settings{Provider: "existing", Kubeconfig: writeKubeconfig(t), Scheduler: "command", SchedulerName: "my-scheduler",
+	s := settings.Settings{Provider: "existing", Kubeconfig: fakeapi.Kubeconfig(t), Scheduler: "command", SchedulerName: "my-scheduler",
 		SchedulerCmd:      "echo $$ > " + marker + "; exec sleep 600",
 		SchedulerReadyURL: fmt.Sprintf("http://127.0.0.1:%d/readyz", port),
 		WorkDir:           t.TempDir(), Results: t.TempDir(), ClusterName: "x"}

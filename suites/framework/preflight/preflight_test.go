@@ -1,4 +1,4 @@
-package harness
+package preflight
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func expectOnly(t *testing.T, cs *fake.Clientset) {
 
 func TestPreflightOnAGoodClusterFindsNoProblem(t *testing.T) {
 	cs := preflightCluster(t, true, false)
-	p, err := RunPreflight(context.Background(), cs, true)
+	p, err := Run(context.Background(), cs, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPreflightOnAGoodClusterFindsNoProblem(t *testing.T) {
 	if err := p.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	var back Preflight
+	var back Report
 	data, _ := os.ReadFile(filepath.Join(dir, "preflight.json"))
 	if err := json.Unmarshal(data, &back); err != nil || back.ServerVersion != "v1.37.2" {
 		t.Fatalf("preflight.json = %s, %v", data, err)
@@ -92,7 +92,7 @@ func TestPreflightOnAGoodClusterFindsNoProblem(t *testing.T) {
 // A cluster without the API is refused with what to turn on, and where.
 func TestPreflightOnAClusterWithoutTheAPISaysWhatToTurnOn(t *testing.T) {
 	cs := preflightCluster(t, false, false)
-	p, err := RunPreflight(context.Background(), cs, true)
+	p, err := Run(context.Background(), cs, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestPreflightWithoutKwokSkipsSlicesAndRemovesItsProbeNode(t *testing.T) {
 	defer func(w time.Duration) { fakeNodeWait = w }(fakeNodeWait)
 	fakeNodeWait = time.Second
 	cs := preflightCluster(t, true, false)
-	p, err := RunPreflight(context.Background(), cs, false)
+	p, err := Run(context.Background(), cs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestPreflightWithoutKwokSkipsSlicesAndRemovesItsProbeNode(t *testing.T) {
 
 func TestPreflightFindsKwokAndRemovesItsProbeNode(t *testing.T) {
 	cs := preflightCluster(t, true, true)
-	p, err := RunPreflight(context.Background(), cs, false)
+	p, err := Run(context.Background(), cs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestPreflightFailsWhenItCannotAsk(t *testing.T) {
 	cs.PrependReactor("get", "version", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
 	})
-	if _, err := RunPreflight(context.Background(), cs, true); err == nil ||
+	if _, err := Run(context.Background(), cs, true); err == nil ||
 		!strings.Contains(err.Error(), "preflight: cannot reach the API server: dial tcp") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,4 +1,9 @@
-package harness
+// Package results is what a run leaves in its results directory, as the
+// report reads it back: environment.json (Environment), and each benchmark
+// scenario's <scenario>.json (perf-dash DataItems) and <scenario>-result.json
+// (Result). Whatever writes or reads these files uses these types; a field
+// renamed here is renamed in the files.
+package results
 
 import (
 	"bufio"
@@ -11,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gangconf/gangconf/suites/framework/cluster"
 )
 
 // Environment is what a reader of a result needs to judge it: what ran, on
@@ -63,49 +66,6 @@ func Local() Environment {
 	}
 }
 
-// Describe gathers the environment of the run.
-func (e *Env) Describe(ctx context.Context) Environment {
-	out := Local()
-	out.Provider = e.Provider
-	out.Scheduler = Scheduler{Name: e.Settings.Scheduler, SchedulerName: e.SchedulerName}
-	if cs, err := e.Clientset(); err == nil {
-		if v, err := cs.Discovery().ServerVersion(); err == nil {
-			out.KubernetesVersion = v.GitVersion
-		}
-	}
-	if e.Provider == "kwok" {
-		o := e.kwokOptions()
-		out.ClusterProfile = e.Cluster
-		out.FeatureGates, out.RuntimeConfig = cluster.FeatureGates, cluster.RuntimeConfig
-		if o.FeatureGates != "" {
-			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig
-		}
-		out.APIServerEnv, out.APIServerArgs = o.APIServerEnv, o.APIServerArgs
-	}
-	e.describeKind(&out)
-	if p := e.SchedulerProcess; p != nil {
-		out.Scheduler.Version = commandOutput(ctx, p.Binary, "--version")
-		for _, a := range p.Args {
-			if v, ok := strings.CutPrefix(a, "--feature-gates="); ok {
-				out.Scheduler.FeatureGates = v
-			}
-		}
-	}
-	return out
-}
-
-// WriteEnvironment writes environment.json into the results directory.
-func (e *Env) WriteEnvironment(ctx context.Context) error {
-	data, err := json.MarshalIndent(e.Describe(ctx), "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(e.Results, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(e.Results, "environment.json"), append(data, '\n'), 0o644)
-}
-
 func gitCommit() string {
 	c := commandOutput(context.Background(), "git", "rev-parse", "HEAD")
 	if c == "" {
@@ -115,6 +75,11 @@ func gitCommit() string {
 		c += "-dirty"
 	}
 	return c
+}
+
+// VersionOf is what binary --version prints, "" when it fails.
+func VersionOf(ctx context.Context, binary string) string {
+	return commandOutput(ctx, binary, "--version")
 }
 
 func commandOutput(ctx context.Context, name string, args ...string) string {
@@ -161,4 +126,16 @@ func procField(path, key string) string {
 		}
 	}
 	return ""
+}
+
+// WriteJSON writes v as indented JSON to path, making its directory.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

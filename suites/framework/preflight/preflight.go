@@ -1,10 +1,13 @@
-package harness
+// Package preflight finds out, before a suite runs, what a cluster can do:
+// whether it serves the PodGroup API and keeps pods' scheduling groups,
+// which alpha gates its API server has on, and whether the suite can make
+// fake nodes there. Its report says what to fix, and which specs are
+// skipped and why.
+package preflight
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,11 +20,12 @@ import (
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
-// Preflight is what the harness found out about a cluster before running
-// anything on it.
-type Preflight struct {
+// Report is what the preflight found out about a cluster before anything
+// ran on it.
+type Report struct {
 	ServerVersion       string   `json:"serverVersion"`
 	ServedResources     []string `json:"servedResources"`
 	SchedulingGroupKept bool     `json:"schedulingGroupKept"`
@@ -44,12 +48,12 @@ type Preflight struct {
 // (a variable so that unit tests can wait less).
 var fakeNodeWait = 20 * time.Second
 
-// RunPreflight checks a cluster before a run and reports what it found,
+// Run checks a cluster before a run and reports what it found,
 // with Problems saying what to fix when the cluster lacks the PodGroup API.
 // It fails only when it cannot ask. fakeNodes says whether the harness
 // knows that kwok runs there.
-func RunPreflight(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) (*Preflight, error) {
-	p := &Preflight{FakeNodes: fakeNodes}
+func Run(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) (*Report, error) {
+	p := &Report{FakeNodes: fakeNodes}
 	v, err := cs.Discovery().ServerVersion()
 	if err != nil {
 		return nil, fmt.Errorf("preflight: cannot reach the API server: %w", err)
@@ -95,19 +99,12 @@ func RunPreflight(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) 
 }
 
 // Write saves the preflight report as preflight.json.
-func (p *Preflight) Write(dir string) error {
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "preflight.json"), append(data, '\n'), 0o644)
+func (p *Report) Write(dir string) error {
+	return results.WriteJSON(filepath.Join(dir, "preflight.json"), p)
 }
 
 // Err is the preflight's problems as one error, nil when there are none.
-func (p *Preflight) Err() error {
+func (p *Report) Err() error {
 	if len(p.Problems) == 0 {
 		return nil
 	}
@@ -115,7 +112,7 @@ func (p *Preflight) Err() error {
 }
 
 // String is the preflight in one line for logs.
-func (p *Preflight) String() string {
+func (p *Report) String() string {
 	var alpha []string
 	for _, g := range AlphaGates {
 		if p.AlphaGates[g] == "" {

@@ -1,0 +1,245 @@
+// Package settings is what a gangconf command is told: the environment
+// variables the Makefile passes (Settings, FromEnv), checked before anything
+// starts (Validate), and the rules every such command keeps about its
+// arguments and signals (NoArguments, SignalContext).
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/scheduler"
+)
+
+// Settings are what a user chooses, from the Makefile's variables.
+type Settings struct {
+	// Provider of the cluster: kwok (made here), kind (made here, needs
+	// Docker) or existing (KUBECONFIG).
+	Provider string
+	// Cluster is the fixtures profile of a kwok cluster.
+	Cluster string
+	// Scheduler under test: the name of one of its kinds (package kinds).
+	Scheduler string
+	// SchedulerName is what pods name in spec.schedulerName.
+	SchedulerName string
+	// Kubeconfig of an existing cluster.
+	Kubeconfig string
+	// Results is the results directory; logs go to LogDir.
+	Results string
+	// LogDir holds the scheduler's and the control plane's logs; empty:
+	// Results/logs.
+	LogDir string
+	// BinDir holds the pinned binaries.
+	BinDir string
+	// WorkDir holds clusters' files (kwokctl's work directory).
+	WorkDir string
+	// ClusterName is the kwokctl cluster name.
+	ClusterName string
+	// SchedulerPort is the scheduler's secure port; 0 picks a free one.
+	SchedulerPort int
+	// SchedulerCmd is SCHEDULER=command's command line (a Go template with
+	// {{.Kubeconfig}} and {{.SchedulerName}}), SchedulerReadyURL its optional
+	// readiness probe.
+	SchedulerCmd      string
+	SchedulerReadyURL string
+	// SchedulerBin, SchedulerConfig and SchedulerArgs are SCHEDULER=binary's
+	// kube-scheduler-compatible program, its KubeSchedulerConfiguration and
+	// extra arguments (split on spaces).
+	SchedulerBin    string
+	SchedulerConfig string
+	SchedulerArgs   string
+	// KindNodeImage is PROVIDER=kind's node image (no default).
+	KindNodeImage string
+	// APIServerEnv and APIServerArgs are extra environment and flags for a
+	// kwok cluster's API server.
+	APIServerEnv  map[string]string
+	APIServerArgs map[string]string
+}
+
+// Environment variable names, shared by the Makefile, the CLI and the suites.
+const (
+	EnvProvider      = "PROVIDER"
+	EnvCluster       = "CLUSTER"
+	EnvScheduler     = "SCHEDULER"
+	EnvSchedulerName = "SCHEDULER_NAME"
+	EnvKubeconfig    = "KUBECONFIG"
+	EnvResults       = "RESULTS"
+	EnvBinDir        = "BIN_DIR"
+	EnvWorkDir       = "WORK_DIR"
+	EnvClusterName   = "CLUSTER_NAME"
+	EnvSchedulerCmd  = "SCHEDULER_CMD"
+	EnvSchedulerURL  = "SCHEDULER_READY_URL"
+	EnvSchedulerBin  = "SCHEDULER_BIN"
+	EnvSchedulerConf = "SCHEDULER_CONFIG"
+	EnvSchedulerArgs = "SCHEDULER_ARGS"
+	EnvKindNodeImage = "KIND_NODE_IMAGE"
+)
+
+// FromEnv reads settings from the environment, with the Makefile's defaults.
+func FromEnv() Settings {
+	get := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	return Settings{
+		Provider:      get(EnvProvider, "kwok"),
+		Cluster:       get(EnvCluster, "ci-small"),
+		Scheduler:     get(EnvScheduler, kinds.Default),
+		SchedulerName: os.Getenv(EnvSchedulerName),
+		Kubeconfig:    os.Getenv(EnvKubeconfig),
+		Results:       get(EnvResults, "_output/results"),
+		BinDir:        get(EnvBinDir, "_output/bin"),
+		WorkDir:       get(EnvWorkDir, "_output/kwok"),
+		ClusterName:   get(EnvClusterName, "gangconf"),
+
+		SchedulerCmd:      os.Getenv(EnvSchedulerCmd),
+		SchedulerReadyURL: os.Getenv(EnvSchedulerURL),
+		SchedulerBin:      os.Getenv(EnvSchedulerBin),
+		SchedulerConfig:   os.Getenv(EnvSchedulerConf),
+		SchedulerArgs:     os.Getenv(EnvSchedulerArgs),
+		KindNodeImage:     os.Getenv(EnvKindNodeImage),
+	}
+}
+
+// Validate checks the settings before anything starts, so bad input never
+// leaves half a cluster behind.
+func (s *Settings) Validate() error {
+	// An unknown SCHEDULER is reported after the provider's problems, as
+	// the zero kind passes the provider's checks.
+	k, kindErr := kinds.Lookup(s.Scheduler)
+	if err := s.validateProvider(k); err != nil {
+		return err
+	}
+	if kindErr != nil {
+		return kindErr
+	}
+	return s.validateScheduler(k)
+}
+
+// validateProvider checks what the provider needs, and on kind that the
+// scheduler under test does not clash with kind's own.
+func (s *Settings) validateProvider(k kinds.Kind) error {
+	switch s.Provider {
+	case "kwok":
+		if _, err := fixtures.LoadProfile(s.Cluster); err != nil {
+			return err
+		}
+		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
+			return err
+		}
+	case "kind":
+		return s.validateKind(k)
+	case "existing":
+		if s.Kubeconfig == "" {
+			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
+		}
+		if _, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
+			return fmt.Errorf("KUBECONFIG %s is not a usable kubeconfig: %w", s.Kubeconfig, err)
+		}
+	default:
+		return fmt.Errorf("unknown PROVIDER %q (known: kwok, kind, existing)", s.Provider)
+	}
+	return nil
+}
+
+// validateScheduler checks what the scheduler's kind needs, and fills in
+// the schedulerName a reference profile serves.
+func (s *Settings) validateScheduler(k kinds.Kind) error {
+	if k.NeedsName && s.SchedulerName == "" {
+		return fmt.Errorf("SCHEDULER=%s needs SCHEDULER_NAME=<the schedulerName it serves>", k.Name)
+	}
+	if k.Cluster != nil && s.Provider != "kwok" {
+		return fmt.Errorf("SCHEDULER=%s changes the cluster's %s, so it needs PROVIDER=kwok", k.Name, k.Cluster.Component())
+	}
+	switch k.Class {
+	case kinds.External:
+		return nil
+	case kinds.Ceiling:
+		return fmt.Errorf("SCHEDULER=%s runs inside the benchmark runner: make bench takes it, nothing else does", k.Name)
+	case kinds.Command:
+		_, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine()
+		return err
+	case kinds.Binary:
+		return s.validateBinary()
+	}
+	if s.SchedulerName == "" {
+		s.SchedulerName = k.SchedulerName
+	}
+	return cluster.CheckBinaries(s.BinDir, "reference-scheduler")
+}
+
+// validateBinary checks SCHEDULER=binary's program and configuration.
+func (s *Settings) validateBinary() error {
+	if s.SchedulerBin == "" || s.SchedulerConfig == "" {
+		return errors.New("SCHEDULER=binary needs SCHEDULER_BIN=<kube-scheduler-compatible binary> and SCHEDULER_CONFIG=<KubeSchedulerConfiguration file>")
+	}
+	cfg, err := os.ReadFile(s.SchedulerConfig)
+	if err != nil {
+		return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
+	}
+	if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
+		return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
+	}
+	if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
+		return fmt.Errorf("SCHEDULER_BIN: %w", err)
+	}
+	return nil
+}
+
+// Logs is the directory of the scheduler's and the control plane's logs:
+// LogDir, or Results/logs.
+func (s Settings) Logs() string {
+	if s.LogDir != "" {
+		return s.LogDir
+	}
+	return filepath.Join(s.Results, "logs")
+}
+
+// kindSchedulerName is the name kind's own kube-scheduler serves. On
+// PROVIDER=kind that scheduler always runs (it is a static pod of the node
+// image), with GenericWorkload on through the kubeadm patch: it is what
+// SCHEDULER=external SCHEDULER_NAME=default-scheduler tests there.
+const kindSchedulerName = "default-scheduler"
+
+// KindOptions are PROVIDER=kind's cluster options from the settings.
+func (s *Settings) KindOptions(logf func(string, ...any)) cluster.KindOptions {
+	return cluster.KindOptions{Name: s.ClusterName, NodeImage: s.KindNodeImage, WorkDir: s.WorkDir, Logf: logf}
+}
+
+// validateKind checks a kind run before anything starts: the node image and
+// cluster name, and that the scheduler under test, of kind k, does not
+// serve the name kind's own kube-scheduler serves (two schedulers would race
+// for the same pods, and the results would say nothing about either).
+func (s *Settings) validateKind(k kinds.Kind) error {
+	if _, err := cluster.KindConfig(s.KindOptions(nil)); err != nil {
+		return err
+	}
+	clash := func(what string) error {
+		return fmt.Errorf("PROVIDER=kind runs kind's own kube-scheduler under schedulerName %s, and %s would serve that name too: "+
+			"two schedulers would race for the same pods. Test kind's kube-scheduler with SCHEDULER=external SCHEDULER_NAME=%s, "+
+			"or run yours with SCHEDULER=command or binary under another schedulerName", kindSchedulerName, what, kindSchedulerName)
+	}
+	switch {
+	case k.Class == kinds.Command && s.SchedulerName == kindSchedulerName:
+		return clash("SCHEDULER=command with SCHEDULER_NAME=" + kindSchedulerName)
+	case k.Class == kinds.Binary:
+		// An unreadable configuration is reported by the scheduler checks.
+		if cfg, err := os.ReadFile(s.SchedulerConfig); err == nil && scheduler.ConfigSchedulerName(cfg) == kindSchedulerName {
+			return clash("SCHEDULER_CONFIG " + s.SchedulerConfig + " (its first profile's schedulerName)")
+		}
+	case k.Cluster != nil:
+		// Reported by the scheduler checks: such a control needs kwok.
+	case k.Profile.Name != "" && k.SchedulerName == kindSchedulerName:
+		return clash("SCHEDULER=" + k.Name + " (the reference scheduler's profile)")
+	}
+	return nil
+}

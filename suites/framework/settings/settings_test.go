@@ -1,0 +1,129 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gangconf/gangconf/suites/framework/fakeapi"
+)
+
+// binDir makes a directory with every binary the harness looks for, as
+// empty executables: Validate checks presence, not contents.
+func binDir(t *testing.T, missing string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range []string{"kube-apiserver", "kube-controller-manager", "etcd", "kwok", "kwokctl", "reference-scheduler"} {
+		if n == missing {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
+	good := Settings{Provider: "kwok", Cluster: "ci-small", Scheduler: "reference", BinDir: binDir(t, "")}
+	cases := []struct {
+		name   string
+		change func(*Settings)
+		want   string
+	}{
+		{"unknown profile", func(s *Settings) { s.Cluster = "gpu-9k" }, `unknown cluster profile "gpu-9k"`},
+		{"unknown scheduler", func(s *Settings) { s.Scheduler = "volcano" }, `unknown SCHEDULER "volcano"`},
+		{"unknown provider", func(s *Settings) { s.Provider = "gke" }, `unknown PROVIDER "gke"`},
+		{"missing control plane binary", func(s *Settings) { s.BinDir = binDir(t, "kube-apiserver") }, "kube-apiserver not found (run `make build` first)"},
+		{"missing scheduler binary", func(s *Settings) { s.BinDir = binDir(t, "reference-scheduler") }, "reference-scheduler not found"},
+		{"existing without kubeconfig", func(s *Settings) { s.Provider = "existing" }, "needs KUBECONFIG"},
+		{"wrong kubeconfig", func(s *Settings) { s.Provider, s.Kubeconfig = "existing", "/nonexistent/kubeconfig" }, "not a usable kubeconfig"},
+		{"external without a name", func(s *Settings) { s.Scheduler = "external" }, "needs SCHEDULER_NAME"},
+		{"command without a name", func(s *Settings) { s.Scheduler, s.SchedulerCmd = "command", "x" }, "needs SCHEDULER_NAME"},
+		{"command with a bad template", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerCmd = "command", "v", "run {{.Kubeconfig"
+		}, "not a valid template"},
+		{"binary without its config", func(s *Settings) { s.Scheduler, s.SchedulerBin = "binary", "/bin/true" }, "needs SCHEDULER_BIN"},
+		{"binary with a config that is not a scheduler's", func(s *Settings) {
+			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", "/bin/true", fakeapi.Kubeconfig(t)
+		}, "want KubeSchedulerConfiguration"},
+		{"no-api on an existing cluster", func(s *Settings) {
+			s.Scheduler, s.Provider, s.Kubeconfig = "no-api", "existing", fakeapi.Kubeconfig(t)
+		}, "changes the cluster's API server, so it needs PROVIDER=kwok"},
+		{"no-job-workload on an existing cluster", func(s *Settings) {
+			s.Scheduler, s.Provider, s.Kubeconfig = "no-job-workload", "existing", fakeapi.Kubeconfig(t)
+		}, "changes the cluster's controller manager, so it needs PROVIDER=kwok"},
+		{"the ceiling outside make bench", func(s *Settings) { s.Scheduler = "ceiling" }, "make bench takes it"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := good
+			c.change(&s)
+			err := s.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to say %q", err, c.want)
+			}
+		})
+	}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("good settings rejected: %v", err)
+	}
+	if good.SchedulerName != "default-scheduler" {
+		t.Fatalf("reference scheduler name = %q", good.SchedulerName)
+	}
+}
+
+func kindSettings(t *testing.T) Settings {
+	return Settings{Provider: "kind", KindNodeImage: "example.test/kind-node:v1.37.2", ClusterName: "conformance-external",
+		Scheduler: "external", SchedulerName: "default-scheduler", WorkDir: t.TempDir(), Results: t.TempDir()}
+}
+
+func schedulerConfig(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: " + name + "\n"
+	if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestKindSettings(t *testing.T) {
+	const clash = "PROVIDER=kind runs kind's own kube-scheduler under schedulerName default-scheduler"
+	cases := []struct {
+		name   string
+		change func(*Settings)
+		want   string // "" when the settings are good
+	}{
+		{"kind's own scheduler", func(*Settings) {}, ""},
+		{"no node image", func(s *Settings) { s.KindNodeImage = "" }, "needs KIND_NODE_IMAGE"},
+		{"bad cluster name", func(s *Settings) { s.ClusterName = "Conformance" }, `kind cluster name "Conformance"`},
+		{"the reference scheduler", func(s *Settings) { s.Scheduler, s.SchedulerName = "reference", "" }, clash},
+		{"the no-gang control", func(s *Settings) { s.Scheduler, s.SchedulerName = "no-gang", "" }, clash},
+		{"no-api needs kwok", func(s *Settings) { s.Scheduler, s.SchedulerName = "no-api", "" }, "needs PROVIDER=kwok"},
+		{"a command under the default name", func(s *Settings) { s.Scheduler, s.SchedulerCmd = "command", "run {{.Kubeconfig}}" }, clash},
+		{"a command under its own name", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerCmd = "command", "volcano", "run {{.Kubeconfig}} {{.SchedulerName}}"
+		}, ""},
+		{"a binary under the default name", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerBin, s.SchedulerConfig = "binary", "", "/bin/true", schedulerConfig(t, "default-scheduler")
+		}, clash},
+		{"a binary under its own name", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerBin, s.SchedulerConfig = "binary", "", "/bin/true", schedulerConfig(t, "yunikorn")
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := kindSettings(t)
+			c.change(&s)
+			err := s.Validate()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("good settings rejected: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("err = %v, want it to say %q", err, c.want)
+			}
+		})
+	}
+}
