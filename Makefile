@@ -139,12 +139,13 @@ control-alpha: build ## run negative control CONTROL on the alpha specs and clus
 # A dry run lists every spec with its labels without a cluster; its
 # ReportAfterSuite writes into RESULTS, so that points at the scratch folder.
 COVERAGE_DIR := $(OUTPUT)/coverage
+COVERAGE_FILE := suites/conformance/COVERAGE.md
 
 .PHONY: coverage
-coverage: build ## write the README's coverage table (semantics item -> specs -> controls that fail them); CHECK=1 only compares
+coverage: build ## write suites/conformance/COVERAGE.md (semantics item -> specs -> controls that fail them); CHECK=1 only compares
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@RESULTS=$(COVERAGE_DIR) $(BIN_DIR)/ginkgo run --dry-run --no-color --json-report=$(COVERAGE_DIR)/dry-run.json ./suites/conformance > $(COVERAGE_DIR)/dry-run.log
-	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -readme README.md $(if $(CHECK),-check)
+	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -out $(COVERAGE_FILE) $(if $(CHECK),-check)
 
 ##@ Benchmarks
 

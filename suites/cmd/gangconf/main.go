@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,7 +23,7 @@ commands:
                   writes $RESULTS/kubeconfig and leaves both running
   cluster-down    stop the scheduler and remove the cluster made by cluster-up
   check-controls  compare a negative control's report with the specs it must fail
-  coverage        write the README's coverage table (semantics item -> specs -> what fails them)
+  coverage        write suites/conformance/COVERAGE.md (semantics item -> specs -> what fails them)
                   from a dry run's Ginkgo report and the controls record; -check only compares
 `
 
@@ -123,8 +124,8 @@ func coverage(args []string) error {
 	fs := flag.NewFlagSet("coverage", flag.ContinueOnError)
 	report := fs.String("report", "", "ginkgo JSON report of a dry run of the suites")
 	record := fs.String("record", "", "record of which control fails which spec")
-	readme := fs.String("readme", "README.md", "README holding the coverage markers")
-	check := fs.Bool("check", false, "fail if the README's table is not what the suites say, instead of writing it")
+	out := fs.String("out", "suites/conformance/COVERAGE.md", "the generated coverage file")
+	check := fs.Bool("check", false, "fail if the coverage file is not what the suites say, instead of writing it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -143,21 +144,21 @@ func coverage(args []string) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(*readme)
-	if err != nil {
-		return err
-	}
-	updated, err := controls.SpliceCoverage(old, table)
-	if err != nil {
-		return err
-	}
+	want := controls.CoverageFile(table)
 	if *check {
-		if string(updated) != string(old) {
-			return fmt.Errorf("the coverage table in %s is out of date: run `make coverage` and commit it", *readme)
+		old, err := os.ReadFile(*out)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist: run `make coverage` and commit it", *out)
 		}
-		logf("coverage table in %s is up to date (%d specs)", *readme, len(specs))
+		if err != nil {
+			return err
+		}
+		if string(old) != string(want) {
+			return fmt.Errorf("%s is out of date with the suites' labels or the controls record: run `make coverage` and commit it", *out)
+		}
+		logf("coverage table in %s is up to date (%d specs)", *out, len(specs))
 		return nil
 	}
-	logf("coverage table written to %s (%d specs)", *readme, len(specs))
-	return os.WriteFile(*readme, updated, 0o644)
+	logf("coverage table written to %s (%d specs)", *out, len(specs))
+	return os.WriteFile(*out, want, 0o644)
 }

@@ -130,16 +130,12 @@ func TestCoverageTableGroupsSpecsByItemAndNamesTheirKillers(t *testing.T) {
 	}
 }
 
-func TestSpliceCoverageReplacesOnlyBetweenTheMarkers(t *testing.T) {
-	readme := "# x\n" + CoverageBegin + "\nold\n" + CoverageEnd + "\nafter\n"
-	out, err := SpliceCoverage([]byte(readme), "new\n")
-	if err != nil {
-		t.Fatal(err)
+func TestCoverageFileIsTheHeaderThenTheTable(t *testing.T) {
+	got := string(CoverageFile("| item |\n"))
+	if got != CoverageHeader+"\n\n| item |\n" {
+		t.Fatalf("got:\n%s", got)
 	}
-	if string(out) != "# x\n"+CoverageBegin+"\nnew\n"+CoverageEnd+"\nafter\n" {
-		t.Fatalf("got:\n%s", out)
-	}
-	if _, err := SpliceCoverage([]byte("# no markers\n"), "t"); err == nil {
-		t.Fatal("a README without markers was accepted")
+	if strings.Contains(CoverageHeader, "\n") || !strings.Contains(CoverageHeader, "make coverage") || !strings.Contains(CoverageHeader, "do not edit") {
+		t.Fatalf("the header must be one line naming `make coverage` and saying not to edit: %q", CoverageHeader)
 	}
 }
