@@ -18,7 +18,7 @@ import (
 // two nearest ranks (numpy's and R's default), so that p50 is the median: of
 // an even number of gangs, the mean of the middle two. The nearest rank took
 // the lower one, and at 6 gangs a size's p50 moved 1.16 times between two
-// runs whose medians moved 1.10 (runs B8, B9).
+// runs whose medians moved 1.10.
 func percentile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()

@@ -19,8 +19,8 @@ const (
 	// about 0.04 here.
 	QuietLimit = 0.2
 	// QuietWindow is the floor of every wait, paid 696 times in the sweep:
-	// at 300 ms it took 3.5 of its 4 min of waits (runs B1, B2), while
-	// CPU time came in 10 ms ticks. cpuTime counts nanoseconds, and a tenth
+	// at 300 ms it took 3.5 of its 4 min of waits, while CPU time came in
+	// 10 ms ticks. cpuTime counts nanoseconds, and a tenth
 	// of a second tells a quiet cluster from one still busy removing a gang.
 	QuietWindow   = 100 * time.Millisecond
 	quietInterval = 25 * time.Millisecond
@@ -76,10 +76,10 @@ func Median(samples []time.Duration) time.Duration {
 
 // A benchmark cluster's API server collects its garbage only near its memory
 // limit (APIServerEnv): under the sweep's load once a minute, each collection
-// marking for 0.6-3.6 s. In run D1 one fell inside 8 of 696 gangs and made
-// them 1.2-1.7 times as slow. The runner therefore has it collect between
-// measurements, often enough that it does not reach the limit by itself
-// (D1: 62 s or more apart): at the first pause CollectEvery after the last
+// marking for 0.6-3.6 s. In one sweep such a collection fell inside 8 of its
+// 696 gangs and made them 1.2-1.7 times as slow. The runner therefore has it
+// collect between measurements, often enough that it does not reach the
+// limit by itself (there, 62 s or more apart): at the first pause CollectEvery after the last
 // collection, and before every concurrent measurement, which allocates most.
 const CollectEvery = 30 * time.Second
 

@@ -56,7 +56,7 @@ type Target struct {
 // <workload>@<Name>, whose pods name SchedulerName. In sequential mode the
 // twin's gang runs right after the original's at each size of a round; a
 // concurrent twin runs right after the original workload. This machine's
-// speed moved by up to 30% between runs minutes apart (README, Benchmarks)
+// speed moved by up to 30% between runs minutes apart (bench/MEASUREMENTS.md)
 // and every latency with it; a ratio of two figures measured turn about in
 // one run does not carry that move.
 type Beside struct {
@@ -311,9 +311,9 @@ type turn struct {
 // machine (an etcd compaction, a collection of the API server's heap)
 // shifted whichever size it fell on, and two runs' medians of one size were
 // up to 1.6x apart; taking turns spreads it over all sizes. Run one
-// workload after another, the same held for workloads: in run D3 the 8-GPU
-// sizes were within 15% of run D1's at 10 of 11, the 1-GPU ones, ten
-// minutes later on a slower machine, 1.18-1.43 times D1's.
+// workload after another, the same held for workloads: a run's 8-GPU sizes
+// agreed within 15% with an earlier run's at 10 of 11, its 1-GPU ones, ten
+// minutes later on a slower machine, came out 1.18-1.43 times as slow.
 func rounds(runs []*workloadRun) [][]turn {
 	n := 0
 	for _, r := range runs {
@@ -546,7 +546,7 @@ func (t Target) removeAll(ctx context.Context, ns string, gangs []*gang.Gang) er
 // gpu-5k then went in 3.3-3.9 s, against 3.5-4.5 s for a delete per pod
 // through apiWorkers clients, with less of the API server's CPU (2.1-3.7 s
 // against 2.9-4.1 s; three gangs each way, alternating). In the sweep at
-// sizes 512 and 1024 removing took some 14% less (README, Benchmarks).
+// sizes 512 and 1024 removing took some 14% less (bench/MEASUREMENTS.md).
 func APIServerArgs() map[string]string {
 	return map[string]string{"delete-collection-workers": strconv.Itoa(apiWorkers)}
 }
@@ -556,8 +556,8 @@ func APIServerArgs() map[string]string {
 // removePods, which runs after, then deletes them all in one call. At the
 // default of one worker a collection delete took a gang of 1024 7.9-15 s to
 // go here, longer than it took to place, and a delete per pod through
-// apiWorkers clients 3.4-6.9 s (runs P2 and P3). A delete that fails is
-// left to removePods.
+// apiWorkers clients 3.4-6.9 s (bench/MEASUREMENTS.md). A delete that
+// fails is left to removePods.
 func (t Target) deletePods(ctx context.Context, ns string, names []string) {
 	if t.CollectionDelete {
 		return

@@ -109,7 +109,7 @@ const AgreeWithin = 1.15
 // medians meet AgreeWithin, and how far the machine's speed moved meanwhile,
 // told by the processes' own CPU time per pod bound and by the calibration.
 // Two runs of one scheduler whose API server spent some percent more CPU
-// per pod ran on a machine about that much slower (README, Benchmarks).
+// per pod ran on a machine about that much slower (bench/MEASUREMENTS.md).
 type Agreement struct {
 	Within, Compared int
 	// Farthest is the row whose ratio lies farthest from 1.
@@ -141,8 +141,8 @@ type Agreement struct {
 
 // MachineProcess is the process whose CPU time per pod bound stands for the
 // machine's speed: with one scheduler on both sides it does the same work
-// per pod. Between runs N15, N16 and N17 its ratios were 1.059, 0.865 and
-// 0.916, the scheduler's the same to 0.001 (README, Benchmarks).
+// per pod. Between three runs of the sweep its ratios were 1.059, 0.865 and
+// 0.916, the scheduler's the same to 0.001 (bench/MEASUREMENTS.md).
 const MachineProcess = "kube-apiserver"
 
 // MachineProcess names the process the ratios are divided by, for the

@@ -98,7 +98,7 @@ func TestUpstreamFromAnotherMachineIsFlagged(t *testing.T) {
 }
 
 // A ratio far below one keeps its figures: the attempts of upstream's basic
-// 1000-member groups and gangconf's differed some 400-fold (run P4).
+// 1000-member groups and gangconf's differed some 400-fold in one run.
 func TestTimesKeepsSmallRatiosReadable(t *testing.T) {
 	times := funcs["times"].(func(float64) string)
 	for v, want := range map[float64]string{0: "-", 4.8 / 2048: "0.0023", 0.05: "0.05", 0.1: "0.10", 1.934: "1.93", 12: "12.00"} {

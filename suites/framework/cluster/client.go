@@ -23,7 +23,7 @@ import (
 // decoded and encoded each of a benchmark's creates and deletes, and its
 // watch's events, in a format they do not use, on the machine it measures
 // (kwok watches in JSON, so bound pods' events it encodes so anyway). The
-// difference did not show in an A/B of sweeps (README, Benchmarks).
+// difference did not show in an A/B of sweeps (bench/MEASUREMENTS.md).
 func RESTConfig(kubeconfig string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
