@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +145,8 @@ func TestRedact(t *testing.T) {
 
 // TestHTMLReportInABrowser renders report.html in headless Chromium, as a
 // reader would open it, and checks the screenshot: the verdict badge and
-// the plot lines must be drawn on the page.
+// the plot lines must be drawn on the page. With UPDATE_SCREENSHOT=1 it also
+// keeps the screenshot in testdata/report.png, the picture the README shows.
 func TestHTMLReportInABrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -175,6 +179,9 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if os.Getenv("UPDATE_SCREENSHOT") == "1" {
+		keepScreenshot(t, img, filepath.Join("testdata", "report.png"))
+	}
 	// The sample's core verdict is "not conformant": a red badge at the top.
 	if n := countColor(img, image.Rect(0, 0, 1200, 250), 0xcf, 0x22, 0x2e); n < 500 {
 		t.Errorf("verdict badge not visible: %d red pixels in the page's top", n)
@@ -183,6 +190,71 @@ func TestHTMLReportInABrowser(t *testing.T) {
 	if n := countColor(img, img.Bounds(), 0x1f, 0x77, 0xb4); n < 200 {
 		t.Errorf("plot not visible: %d pixels of the p50 line's blue", n)
 	}
+}
+
+// keepScreenshot writes the page's screenshot, cut below its last
+// non-white row, to path: the picture of the sample report the README shows.
+func keepScreenshot(t *testing.T, img image.Image, path string) {
+	t.Helper()
+	b := img.Bounds()
+	bottom := b.Min.Y
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 < 0xf8 || g>>8 < 0xf8 || bl>>8 < 0xf8 {
+				bottom = y + 1
+				break
+			}
+		}
+	}
+	// A paletted PNG is a fraction of the size. The palette takes the page's
+	// commonest colours, each but the first some way from those before it, so
+	// that shades of antialiasing leave room for a rare colour of its own (a
+	// legend's mark).
+	counts := map[color.RGBA]int{}
+	for y := b.Min.Y; y < bottom; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			counts[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+		}
+	}
+	common := make([]color.RGBA, 0, len(counts))
+	for c := range counts {
+		common = append(common, c)
+	}
+	sort.Slice(common, func(i, j int) bool {
+		if counts[common[i]] != counts[common[j]] {
+			return counts[common[i]] > counts[common[j]]
+		}
+		a, c := common[i], common[j]
+		return a.R < c.R || a.R == c.R && (a.G < c.G || a.G == c.G && a.B < c.B)
+	})
+	pal := make(color.Palette, 0, 256)
+	for _, c := range common {
+		if len(pal) == cap(pal) {
+			break
+		}
+		far := true
+		for _, p := range pal {
+			q := p.(color.RGBA)
+			dr, dg, db := int(c.R)-int(q.R), int(c.G)-int(q.G), int(c.B)-int(q.B)
+			if dr*dr+dg*dg+db*db < 3*6*6 {
+				far = false
+				break
+			}
+		}
+		if far {
+			pal = append(pal, c)
+		}
+	}
+	cut := image.NewPaletted(image.Rect(0, 0, b.Dx(), min(bottom-b.Min.Y+16, b.Dy())), pal)
+	draw.Draw(cut, cut.Bounds(), img, b.Min, draw.Src)
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, cut); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot kept in %s (%dx%d, %d KiB)", path, cut.Bounds().Dx(), cut.Bounds().Dy(), buf.Len()/1024)
 }
 
 func countColor(img image.Image, r image.Rectangle, cr, cg, cb uint8) int {
