@@ -28,9 +28,13 @@ BESIDE ?=## bench: ceiling runs the ceiling binder beside SCHEDULER, gang about 
 UPSTREAM_WORKLOADS ?=## bench-upstream: upstream scheduler_perf workloads, comma list (default: all six of upstream-gangs)
 BASELINE ?=## report: another results directory to compare the benchmarks with
 PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, documentation_url, contact_email_address)
+MUTANTS ?=## mutants: only these mutants, comma list (default: all of reference-scheduler/mutants.yaml)
+MUTANTS_FULL ?=## mutants: 1 runs every suite to its end for each mutant, recording every spec that kills it
+MUTANTS_MIN_SCORE ?=## mutants: fail when the mutation score (percent) is below this
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS \
+	MUTANTS MUTANTS_FULL MUTANTS_MIN_SCORE PROCS
 
 # Every go command here builds with -trimpath, as hack/build.sh must (no
 # machine paths in the binaries): the build cache keys on it, so vet, the
@@ -146,6 +150,14 @@ coverage: build ## write suites/conformance/COVERAGE.md (semantics item -> specs
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@RESULTS=$(COVERAGE_DIR) $(BIN_DIR)/ginkgo run --dry-run --no-color --json-report=$(COVERAGE_DIR)/dry-run.json ./suites/conformance > $(COVERAGE_DIR)/dry-run.log
 	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -out $(COVERAGE_FILE) $(if $(CHECK),-check)
+
+##@ Suite power
+
+# The reference runs first on the same machine, so that a spec failing on
+# both is no kill; each mutant then gets clusters of its own, one at a time.
+.PHONY: mutants
+mutants: build ## run the suites against each mutant of the reference scheduler; verdicts and score in $(RESULTS)/mutants
+	@$(call go_exec,suites/cmd/gangmutants) -catalogue reference-scheduler/mutants.yaml -build-dir $(OUTPUT)/mutants
 
 ##@ Benchmarks
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the pinned control plane and the reference scheduler into a binary
-# directory, from Go modules only. Each program is a `tool` directive of
-# go.mod (or a package of this module), so go.sum fixes its exact version.
+# directory, from Go modules only: `hack/build.sh DIR [name=package ...]`
+# builds the programs named, by default all of them. Each program is a `tool`
+# directive of go.mod (or a package of this module), so go.sum fixes its
+# exact version; GOFLAGS may add -modfile and -overlay (a mutant's build).
 # go build reuses the Go build cache: with nothing changed, it takes seconds.
 set -euo pipefail
 
@@ -19,6 +21,9 @@ programs=(
   ginkgo=github.com/onsi/ginkgo/v2/ginkgo
   reference-scheduler=./reference-scheduler
 )
+if [ $# -gt 1 ]; then
+  programs=("${@:2}")
+fi
 
 # Kubernetes binaries report the version they were built from, as release
 # builds do; without it they say v0.0.0-master and so would every report.

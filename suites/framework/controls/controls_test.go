@@ -65,7 +65,7 @@ func TestEverySpecNeedsARecord(t *testing.T) {
 }
 
 func TestRecordRejectsSpecsWithNoWayToFail(t *testing.T) {
-	if _, err := load(t, "specs:\n- spec: unfalsifiable\n"); err == nil || !strings.Contains(err.Error(), "no control and no crafted case") {
+	if _, err := load(t, "specs:\n- spec: unfalsifiable\n"); err == nil || !strings.Contains(err.Error(), "no control, mutant or crafted case") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := load(t, record+"- spec: api served\n  killedBy: [x]\n"); err == nil || !strings.Contains(err.Error(), "twice") {
