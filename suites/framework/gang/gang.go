@@ -47,6 +47,9 @@ type Gang struct {
 	Members int
 	// Requests of each member pod's container.
 	Requests corev1.ResourceList
+	// MemberRequests, if set, gives member i its own requests instead of
+	// Requests (a gang of members of different shapes).
+	MemberRequests func(i int) corev1.ResourceList
 	// SchedulerName the pods name; empty leaves the default.
 	SchedulerName string
 	// PriorityClassName of the PodGroup and its pods.
@@ -107,8 +110,12 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 	}
 	p.Spec.SchedulerName = g.SchedulerName
 	p.Spec.PriorityClassName = g.PriorityClassName
-	p.Spec.Containers[0].Resources.Requests = g.Requests.DeepCopy()
-	p.Spec.Containers[0].Resources.Limits = g.Requests.DeepCopy()
+	req := g.Requests
+	if g.MemberRequests != nil {
+		req = g.MemberRequests(i)
+	}
+	p.Spec.Containers[0].Resources.Requests = req.DeepCopy()
+	p.Spec.Containers[0].Resources.Limits = req.DeepCopy()
 	if g.Pin != nil {
 		g.Pin(p)
 	}
