@@ -30,7 +30,8 @@ var _ = ginkgo.Describe("Quorum", ginkgo.Label("profile:core", "area:quorum", "i
 		f.ExpectBound(ctx, g, 3, "the gang is bound once its third member exists")
 	})
 
-	ginkgo.It("lowering minCount to the members present lets the gang go", func(ctx context.Context) {
+	ginkgo.It("lowering minCount to the members present lets a gang go that bound nothing before (watched for 5s)", func(ctx context.Context) {
+		f.ExpectStaysBound(ctx, g, 0, "two members of a gang of three are not bound before minCount is lowered")
 		gomega.Expect(g.SetMinCount(ctx, f.Client, 2)).To(gomega.Succeed())
 		f.ExpectBound(ctx, g, 2, "with minCount 2 the two members present are bound")
 	})
