@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/suites/framework/gang"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 func TestEveryScenarioLoadsAndTheStandardSetIsTheSweep(t *testing.T) {
@@ -52,23 +53,23 @@ func TestBadScenariosAreRejectedBeforeAnyClusterStarts(t *testing.T) {
 	}
 	// ci-small has 32 8-GPU nodes: a gang of 64 one-node pods cannot fit.
 	s.Workloads[0].Sizes = append(s.Workloads[0].Sizes, 64)
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "above the capacity of ci-small (32 pods") {
+	if err := Validate(s); err == nil || !strings.Contains(err.Error(), "above the capacity of ci-small (32 pods") {
 		t.Fatalf("size above capacity: %v", err)
 	}
 	s, _ = Load("smoke")
 	s.Workloads[0].Requests = corev1.ResourceList{"example.com/tpu": resource.MustParse("1")}
-	if err := s.Validate(); err == nil {
+	if err := Validate(s); err == nil {
 		t.Fatal("a request no node offers was accepted")
 	}
 	s, _ = Load("smoke")
 	s.Workloads[0].Mode = "burst"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `mode "burst"`) {
+	if err := Validate(s); err == nil || !strings.Contains(err.Error(), `mode "burst"`) {
 		t.Fatalf("unknown mode: %v", err)
 	}
 }
 
 func TestGangsOfFollowsTheFirstMatchingRule(t *testing.T) {
-	w := Workload{Gangs: []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}}
+	w := results.Workload{Gangs: []results.GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}}
 	for size, want := range map[int]int{1: 10, 64: 10, 128: 3, 1024: 3} {
 		if got := w.GangsOf(size); got != want {
 			t.Errorf("GangsOf(%d) = %d, want %d", size, got, want)
@@ -77,9 +78,9 @@ func TestGangsOfFollowsTheFirstMatchingRule(t *testing.T) {
 }
 
 func TestSizesAndWorkloadsTakeTurnsEachSpreadOverTheRounds(t *testing.T) {
-	gangs := []GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}
-	a := &workloadRun{Workload: Workload{Name: "a", Sizes: []int{1, 64, 128, 1024}, Gangs: gangs}}
-	b := &workloadRun{Workload: Workload{Name: "b", Sizes: []int{2, 64, 1024}, Gangs: []GangCount{{Count: 5}}}}
+	gangs := []results.GangCount{{MaxSize: 64, Count: 10}, {Count: 3}}
+	a := &workloadRun{Workload: results.Workload{Name: "a", Sizes: []int{1, 64, 128, 1024}, Gangs: gangs}}
+	b := &workloadRun{Workload: results.Workload{Name: "b", Sizes: []int{2, 64, 1024}, Gangs: []results.GangCount{{Count: 5}}}}
 	rs := rounds([]*workloadRun{a, b})
 	if len(rs) != 10 {
 		t.Fatalf("%d rounds, want 10 (the most gangs of any size)", len(rs))
@@ -113,13 +114,13 @@ func TestSizesAndWorkloadsTakeTurnsEachSpreadOverTheRounds(t *testing.T) {
 }
 
 func TestHistogramsOfSeveralIntervalsAdd(t *testing.T) {
-	a := Histogram{Upper: []float64{1, 2, math.Inf(1)}, Cum: []uint64{1, 3, 3}, Count: 3, Sum: 4}
-	b := Histogram{Upper: a.Upper, Cum: []uint64{0, 2, 2}, Count: 2, Sum: 3}
-	got := Histogram{}.Add(a).Add(b)
+	a := results.Histogram{Upper: []float64{1, 2, math.Inf(1)}, Cum: []uint64{1, 3, 3}, Count: 3, Sum: 4}
+	b := results.Histogram{Upper: a.Upper, Cum: []uint64{0, 2, 2}, Count: 2, Sum: 3}
+	got := results.Histogram{}.Add(a).Add(b)
 	if fmt.Sprint(got.Cum) != "[1 5 5]" || got.Count != 5 || got.Sum != 7 {
 		t.Fatalf("sum = %+v", got)
 	}
-	if got := a.Add(Histogram{}); got.Count != 3 {
+	if got := a.Add(results.Histogram{}); got.Count != 3 {
 		t.Fatalf("adding an empty histogram changed it: %+v", got)
 	}
 }
@@ -166,7 +167,7 @@ func TestHistogramDeltaAndInterpolatedQuantiles(t *testing.T) {
 	if math.Abs(h.Mean()-0.003) > 1e-9 {
 		t.Fatalf("mean = %g", h.Mean())
 	}
-	if _, _, _, ok := (Histogram{}).Quantile(.5); ok {
+	if _, _, _, ok := (results.Histogram{}).Quantile(.5); ok {
 		t.Fatal("an empty histogram has no quantile")
 	}
 	if got := after.Histogram("no_such_metric", nil); got.Count != 0 {
@@ -204,15 +205,15 @@ func TestScrapesShareOneConnection(t *testing.T) {
 	}
 }
 
-func result() *Result {
-	s := &Scenario{Name: "demo"}
-	r := &Result{Scenario: s, Pacing: Pacing{Calibration: Calibration{
+func result() *results.Result {
+	s := &results.Scenario{Name: "demo"}
+	r := &results.Result{Scenario: s, Pacing: results.Pacing{Calibration: results.Calibration{
 		CPU: []time.Duration{4 * time.Millisecond, 5 * time.Millisecond}, Memory: []time.Duration{9 * time.Millisecond}}}}
 	for _, size := range []int{1, 2, 4} {
-		sr := SizeResult{Workload: "8gpu", Mode: ModeSequential, Policy: PolicyGang, Size: size}
+		sr := results.SizeResult{Workload: "8gpu", Mode: results.ModeSequential, Policy: results.PolicyGang, Size: size}
 		for i := 0; i < 10; i++ {
 			lat := time.Duration(size*10+i) * time.Millisecond
-			sr.Gangs = append(sr.Gangs, GangResult{Workload: "8gpu", Size: size, Index: i, Latency: lat, Spread: lat / 10,
+			sr.Gangs = append(sr.Gangs, results.GangResult{Workload: "8gpu", Size: size, Index: i, Latency: lat, Spread: lat / 10,
 				Complete: time.Date(2026, 12, 1, 12, 0, size, i*1000, time.UTC)})
 			sr.Throughput = append(sr.Throughput, float64(size)/lat.Seconds())
 		}
@@ -222,7 +223,7 @@ func result() *Result {
 }
 
 func TestDataItemsCarryTheSameLabelKeys(t *testing.T) {
-	items := result().ToDataItems()
+	items := DataItemsOf(result())
 	if items.Version != "v1" || len(items.DataItems) != 9 {
 		t.Fatalf("items = %+v", items)
 	}
@@ -260,10 +261,10 @@ func TestGangPercentilesInterpolateAndThroughputsTakeTheNearestRank(t *testing.T
 
 func TestGoBenchFormatIsOneLinePerGangCalibrationAndProcess(t *testing.T) {
 	r := result()
-	r.Cost = []Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 300.4}}
+	r.Cost = []results.Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 300.4}}
 	r.PodsBound = 1000
 	var b bytes.Buffer
-	if err := r.WriteGoBench(&b); err != nil {
+	if err := WriteGoBench(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -277,10 +278,10 @@ func TestGoBenchFormatIsOneLinePerGangCalibrationAndProcess(t *testing.T) {
 
 func TestRepeatsMergeIntoOneResult(t *testing.T) {
 	r, next := result(), result()
-	r.Cost = []Cost{{Process: "scheduler", CPUSeconds: 2, PeakRSSMiB: 300}}
-	next.Cost = []Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 200}, {Process: "kube-apiserver", CPUSeconds: 1, PeakRSSMiB: 900}}
-	next.Sizes[0].Attempt = Histogram{Upper: []float64{1, math.Inf(1)}, Cum: []uint64{2, 3}, Count: 3}
-	next.Sizes = append(next.Sizes, SizeResult{Workload: "8gpu", Size: 8, Gangs: []GangResult{{Size: 8}}})
+	r.Cost = []results.Cost{{Process: "scheduler", CPUSeconds: 2, PeakRSSMiB: 300}}
+	next.Cost = []results.Cost{{Process: "scheduler", CPUSeconds: 3, PeakRSSMiB: 200}, {Process: "kube-apiserver", CPUSeconds: 1, PeakRSSMiB: 900}}
+	next.Sizes[0].Attempt = results.Histogram{Upper: []float64{1, math.Inf(1)}, Cum: []uint64{2, 3}, Count: 3}
+	next.Sizes = append(next.Sizes, results.SizeResult{Workload: "8gpu", Size: 8, Gangs: []results.GangResult{{Size: 8}}})
 	next.Pacing.Waits, next.Took = 4, time.Second
 	r.Pacing.Creating, next.Pacing.Creating, next.Pacing.Removing = time.Second, 2*time.Second, time.Second
 	r.PodsBound, next.PodsBound = 100, 50
@@ -292,14 +293,14 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 		t.Fatalf("sizes = %d, size 1: %d gangs, last index %d, %d throughput samples, %d attempts",
 			len(r.Sizes), len(one.Gangs), one.Gangs[len(one.Gangs)-1].Index, len(one.Throughput), one.Attempt.Count)
 	}
-	if want := []Cost{{"scheduler", 5, 300}, {"kube-apiserver", 1, 900}}; !slices.Equal(r.Cost, want) || r.PodsBound != 150 {
+	if want := []results.Cost{{Process: "scheduler", CPUSeconds: 5, PeakRSSMiB: 300}, {Process: "kube-apiserver", CPUSeconds: 1, PeakRSSMiB: 900}}; !slices.Equal(r.Cost, want) || r.PodsBound != 150 {
 		t.Errorf("cost = %v for %d pods, want %v for 150", r.Cost, r.PodsBound, want)
 	}
 	if len(r.Pacing.Calibration.CPU) != 4 || len(r.Pacing.Calibration.Memory) != 2 || r.Pacing.Waits != 4 || r.Took != time.Second ||
 		r.Pacing.Creating != 3*time.Second || r.Pacing.Removing != time.Second {
 		t.Errorf("pacing = %+v, took %s", r.Pacing, r.Took)
 	}
-	if err := r.Merge(&Result{Scenario: &Scenario{Name: "other"}}); err == nil {
+	if err := r.Merge(&results.Result{Scenario: &results.Scenario{Name: "other"}}); err == nil {
 		t.Error("merged a result of another scenario")
 	}
 }
@@ -307,10 +308,10 @@ func TestRepeatsMergeIntoOneResult(t *testing.T) {
 func TestWriteAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	r := result()
-	if err := r.Write(dir); err != nil {
+	if err := Write(dir, r); err != nil {
 		t.Fatal(err)
 	}
-	files, err := r.Plot(dir)
+	files, err := Plot(dir, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,9 +337,9 @@ func TestBenchTxtKeepsOtherScenariosAndReplacesItsOwn(t *testing.T) {
 	dir := t.TempDir()
 	demo := result()
 	other := result()
-	other.Scenario = &Scenario{Name: "other"}
-	for _, r := range []*Result{demo, other, demo} {
-		if err := r.Write(dir); err != nil {
+	other.Scenario = &results.Scenario{Name: "other"}
+	for _, r := range []*results.Result{demo, other, demo} {
+		if err := Write(dir, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -347,7 +348,7 @@ func TestBenchTxtKeepsOtherScenariosAndReplacesItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var one strings.Builder
-	if err := demo.WriteGoBench(&one); err != nil {
+	if err := WriteGoBench(&one, demo); err != nil {
 		t.Fatal(err)
 	}
 	perRun := strings.Count(one.String(), "\n")

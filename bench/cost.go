@@ -9,27 +9,12 @@ import (
 	"time"
 
 	"github.com/gangconf/gangconf/suites/framework/proc"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat times; 100 on every
 // Linux this runs on.
 const clockTicks = 100
-
-// Cost is what one process spent during a scenario.
-type Cost struct {
-	Process    string  `json:"process"`
-	CPUSeconds float64 `json:"cpuSeconds"`
-	PeakRSSMiB float64 `json:"peakRSSMiB"`
-}
-
-// PerPod is the process's CPU time per pod bound (see Result.PodsBound);
-// zero without pods.
-func (c Cost) PerPod(pods int) time.Duration {
-	if pods <= 0 {
-		return 0
-	}
-	return time.Duration(c.CPUSeconds * float64(time.Second) / float64(pods))
-}
 
 // CostMeter samples processes' CPU time and resident memory once a second.
 type CostMeter struct {
@@ -77,13 +62,13 @@ func (m *CostMeter) sample() {
 }
 
 // Stop ends sampling and returns each process's cost since the start.
-func (m *CostMeter) Stop() []Cost {
+func (m *CostMeter) Stop() []results.Cost {
 	close(m.stop)
 	<-m.done
 	m.sample()
-	var out []Cost
+	var out []results.Cost
 	for name, pid := range m.pids {
-		c := Cost{Process: name, PeakRSSMiB: m.peak[name]}
+		c := results.Cost{Process: name, PeakRSSMiB: m.peak[name]}
 		if cpu, err := cpuSeconds(pid); err == nil {
 			c.CPUSeconds = cpu - m.start[name]
 		}

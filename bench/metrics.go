@@ -6,13 +6,13 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"sort"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/gangconf/gangconf/suites/framework/results"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -23,14 +23,6 @@ const (
 	MetricAttempt   = "scheduler_podgroup_scheduling_attempt_duration_seconds"
 	MetricAlgorithm = "scheduler_podgroup_scheduling_algorithm_duration_seconds"
 )
-
-// Histogram is a cumulative histogram summed over the series that matched.
-type Histogram struct {
-	Upper []float64 // bucket upper bounds, ascending, +Inf last
-	Cum   []uint64  // cumulative counts per bucket
-	Count uint64
-	Sum   float64
-}
 
 // Families is one scrape of /metrics.
 type Families map[string]*dto.MetricFamily
@@ -67,8 +59,8 @@ func ParseMetrics(r io.Reader) (Families, error) {
 
 // Histogram sums the series of a histogram metric whose labels include
 // every label in match. A metric the scrape lacks gives an empty histogram.
-func (f Families) Histogram(name string, match map[string]string) Histogram {
-	var h Histogram
+func (f Families) Histogram(name string, match map[string]string) results.Histogram {
+	var h results.Histogram
 	fam, ok := f[name]
 	if !ok || fam.GetType() != dto.MetricType_HISTOGRAM {
 		return h
@@ -108,68 +100,4 @@ func hasLabels(m *dto.Metric, match map[string]string) bool {
 		}
 	}
 	return found == len(match)
-}
-
-// Sub is the histogram of what happened between an earlier scrape and this one.
-func (h Histogram) Sub(before Histogram) Histogram {
-	if before.Upper == nil {
-		return h
-	}
-	out := Histogram{Upper: h.Upper, Cum: make([]uint64, len(h.Cum)), Count: h.Count - before.Count, Sum: h.Sum - before.Sum}
-	for i := range h.Cum {
-		out.Cum[i] = h.Cum[i] - before.Cum[i]
-	}
-	return out
-}
-
-// Add is the histogram of both h's samples and other's (same buckets).
-func (h Histogram) Add(other Histogram) Histogram {
-	if h.Upper == nil {
-		return other
-	}
-	if other.Upper == nil {
-		return h
-	}
-	out := Histogram{Upper: h.Upper, Cum: make([]uint64, len(h.Cum)), Count: h.Count + other.Count, Sum: h.Sum + other.Sum}
-	for i := range h.Cum {
-		out.Cum[i] = h.Cum[i] + other.Cum[i]
-	}
-	return out
-}
-
-// Quantile estimates the q-quantile by linear interpolation inside its
-// bucket, as Prometheus's histogram_quantile does, and returns the bucket's
-// bounds with it. ok is false for an empty histogram.
-func (h Histogram) Quantile(q float64) (value, lower, upper float64, ok bool) {
-	if h.Count == 0 || len(h.Cum) == 0 {
-		return 0, 0, 0, false
-	}
-	rank := q * float64(h.Count)
-	i := sort.Search(len(h.Cum), func(i int) bool { return float64(h.Cum[i]) >= rank })
-	if i >= len(h.Cum) {
-		i = len(h.Cum) - 1
-	}
-	lower = 0
-	var below uint64
-	if i > 0 {
-		lower, below = h.Upper[i-1], h.Cum[i-1]
-	}
-	upper = h.Upper[i]
-	if math.IsInf(upper, 1) {
-		// Above the top bucket: all that is known is the top bound.
-		return lower, lower, upper, true
-	}
-	inBucket := h.Cum[i] - below
-	if inBucket == 0 {
-		return upper, lower, upper, true
-	}
-	return lower + (upper-lower)*(rank-float64(below))/float64(inBucket), lower, upper, true
-}
-
-// Mean is the average sample.
-func (h Histogram) Mean() float64 {
-	if h.Count == 0 {
-		return 0
-	}
-	return h.Sum / float64(h.Count)
 }

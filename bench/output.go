@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // percentile is the q-quantile of sorted values, interpolated between the
@@ -41,7 +42,7 @@ func nearestRank(sorted []float64, q float64) float64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-func sortedMs(gangs []GangResult, pick func(GangResult) time.Duration) []float64 {
+func sortedMs(gangs []results.GangResult, pick func(results.GangResult) time.Duration) []float64 {
 	out := make([]float64, len(gangs))
 	for i, g := range gangs {
 		out[i] = float64(pick(g)) / float64(time.Millisecond)
@@ -50,46 +51,25 @@ func sortedMs(gangs []GangResult, pick func(GangResult) time.Duration) []float64
 	return out
 }
 
-func latency(g GangResult) time.Duration { return g.Latency }
-func spread(g GangResult) time.Duration  { return g.Spread }
+func latency(g results.GangResult) time.Duration { return g.Latency }
+func spread(g results.GangResult) time.Duration  { return g.Spread }
 
-func percentileDuration(gangs []GangResult, q float64) time.Duration {
+func percentileDuration(gangs []results.GangResult, q float64) time.Duration {
 	return time.Duration(percentile(sortedMs(gangs, latency), q) * float64(time.Millisecond)).Round(time.Millisecond)
-}
-
-// Summary is the percentiles perf-dash shows for one measurement.
-type Summary struct {
-	Perc50  float64 `json:"Perc50"`
-	Perc90  float64 `json:"Perc90"`
-	Perc95  float64 `json:"Perc95"`
-	Perc99  float64 `json:"Perc99"`
-	Average float64 `json:"Average"`
 }
 
 // summarize gives the sorted values' average and their quantiles as
 // quantile takes them.
-func summarize(sorted []float64, quantile func([]float64, float64) float64) Summary {
+func summarize(sorted []float64, quantile func([]float64, float64) float64) results.Summary {
 	if len(sorted) == 0 {
-		return Summary{}
+		return results.Summary{}
 	}
 	sum := 0.0
 	for _, v := range sorted {
 		sum += v
 	}
-	return Summary{quantile(sorted, .5), quantile(sorted, .9), quantile(sorted, .95), quantile(sorted, .99), sum / float64(len(sorted))}
-}
-
-// DataItem is perf-dash's unit of data.
-type DataItem struct {
-	Data   Summary           `json:"data"`
-	Unit   string            `json:"unit"`
-	Labels map[string]string `json:"labels"`
-}
-
-// DataItems is the file perf-dash reads.
-type DataItems struct {
-	Version   string     `json:"version"`
-	DataItems []DataItem `json:"dataItems"`
+	return results.Summary{Perc50: quantile(sorted, .5), Perc90: quantile(sorted, .9), Perc95: quantile(sorted, .95), Perc99: quantile(sorted, .99),
+		Average: sum / float64(len(sorted))}
 }
 
 // labelKeys every item carries, absent ones "not applicable", as perf-dash
@@ -97,11 +77,17 @@ type DataItems struct {
 var labelKeys = []string{"Metric", "Name", "Size", "Mode", "Policy", "Buckets"}
 
 // itemName is a size's DataItem Name label: <scenario>/<workload>/size=<n>.
-func itemName(scenario string, sr SizeResult) string {
+func itemName(scenario string, sr results.SizeResult) string {
 	return fmt.Sprintf("%s/%s/size=%d", scenario, sr.Workload, sr.Size)
 }
 
-func item(metric, name string, sr SizeResult, s Summary, extra map[string]string) DataItem {
+// unitOf is the unit of a metric's DataItems.
+func unitOf(metric string) string {
+	u, _ := results.Unit(metric)
+	return u
+}
+
+func item(metric, name string, sr results.SizeResult, s results.Summary, extra map[string]string) results.DataItem {
 	l := map[string]string{"Metric": metric, "Name": name, "Size": strconv.Itoa(sr.Size), "Mode": sr.Mode, "Policy": sr.Policy}
 	for k, v := range extra {
 		l[k] = v
@@ -111,22 +97,22 @@ func item(metric, name string, sr SizeResult, s Summary, extra map[string]string
 			l[k] = "not applicable"
 		}
 	}
-	return DataItem{Data: s, Unit: metricUnits[metric], Labels: l}
+	return results.DataItem{Data: s, Unit: unitOf(metric), Labels: l}
 }
 
-// ToDataItems turns a result into perf-dash DataItems: latencies in ms,
+// DataItemsOf turns a result into perf-dash DataItems: latencies in ms,
 // throughput in pods/s. Server-side quantiles carry their bucket bounds.
-func (r *Result) ToDataItems() DataItems {
-	out := DataItems{Version: "v1"}
+func DataItemsOf(r *results.Result) results.DataItems {
+	out := results.DataItems{Version: "v1"}
 	for _, sr := range r.Sizes {
 		name := itemName(r.Scenario.Name, sr)
 		out.DataItems = append(out.DataItems,
-			item(ItemGangLatency, name, sr, summarize(sortedMs(sr.Gangs, latency), percentile), nil),
-			item(ItemBindSpread, name, sr, summarize(sortedMs(sr.Gangs, spread), percentile), nil))
+			item(results.ItemGangLatency, name, sr, summarize(sortedMs(sr.Gangs, latency), percentile), nil),
+			item(results.ItemBindSpread, name, sr, summarize(sortedMs(sr.Gangs, spread), percentile), nil))
 		tp := append([]float64(nil), sr.Throughput...)
 		sort.Float64s(tp)
-		out.DataItems = append(out.DataItems, item(ItemThroughput, name, sr, summarize(tp, nearestRank), nil))
-		for metric, h := range map[string]Histogram{ItemAttempt: sr.Attempt, ItemAlgorithm: sr.Algorithm} {
+		out.DataItems = append(out.DataItems, item(results.ItemThroughput, name, sr, summarize(tp, nearestRank), nil))
+		for metric, h := range map[string]results.Histogram{results.ItemAttempt: sr.Attempt, results.ItemAlgorithm: sr.Algorithm} {
 			if h.Count == 0 {
 				continue
 			}
@@ -139,8 +125,8 @@ func (r *Result) ToDataItems() DataItems {
 
 // serverSummary interpolates the histogram's quantiles, in ms, and says
 // within which buckets they lie.
-func serverSummary(h Histogram) (Summary, string) {
-	var s Summary
+func serverSummary(h results.Histogram) (results.Summary, string) {
+	var s results.Summary
 	var bounds string
 	for _, q := range []struct {
 		q   float64
@@ -163,7 +149,7 @@ func serverSummary(h Histogram) (Summary, string) {
 // BenchmarkCost/<scenario>/<process>: between two runs of one scheduler, an
 // API server that spent more CPU per pod in step with the latencies says the
 // same work ran on a slower machine.
-func (r *Result) WriteGoBench(w io.Writer) error {
+func WriteGoBench(w io.Writer, r *results.Result) error {
 	if r.PodsBound > 0 {
 		for _, c := range r.Cost {
 			if _, err := fmt.Fprintf(w, "BenchmarkCost/%s/%s \t1\t%d cpu-ns/pod\t%.0f peak-MiB\n",
@@ -195,7 +181,7 @@ func (r *Result) WriteGoBench(w io.Writer) error {
 }
 
 // WriteCSV writes every gang's timings.
-func (r *Result) WriteCSV(w io.Writer) error {
+func WriteCSV(w io.Writer, r *results.Result) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms", "complete"})
 	for _, sr := range r.Sizes {
@@ -213,18 +199,18 @@ func (r *Result) WriteCSV(w io.Writer) error {
 // <scenario>.csv, <scenario>-result.json (raw), and its lines into bench.txt,
 // in place of any the scenario had there: `make bench` and then `make
 // bench-upstream` into one results directory leave both runs' lines.
-func (r *Result) Write(dir string) error {
+func Write(dir string, r *results.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	name := r.Scenario.Name
-	if err := WriteJSON(filepath.Join(dir, name+".json"), r.ToDataItems()); err != nil {
+	if err := results.WriteJSON(filepath.Join(dir, name+".json"), DataItemsOf(r)); err != nil {
 		return err
 	}
-	if err := WriteJSON(filepath.Join(dir, name+"-result.json"), r); err != nil {
+	if err := results.WriteJSON(filepath.Join(dir, name+"-result.json"), r); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, name+".csv"), r.WriteCSV); err != nil {
+	if err := writeFile(filepath.Join(dir, name+".csv"), func(w io.Writer) error { return WriteCSV(w, r) }); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, "bench.txt")
@@ -241,7 +227,7 @@ func (r *Result) Write(dir string) error {
 				return err
 			}
 		}
-		return r.WriteGoBench(w)
+		return WriteGoBench(w, r)
 	})
 }
 
@@ -251,15 +237,6 @@ func benchScenario(line string) string {
 		return parts[1]
 	}
 	return ""
-}
-
-// WriteJSON writes v as indented JSON.
-func WriteJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

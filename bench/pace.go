@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // Each measurement (a sequential gang, a concurrent size) starts on a quiet
@@ -29,49 +31,12 @@ const (
 	QuietTimeout = 10 * time.Second
 )
 
-// Pacing is where the runner's time went between its measurements (waiting,
-// creating and removing pods) and how fast the machine ran meanwhile.
-type Pacing struct {
-	Waits int `json:"waits"`
-	// Waited is the time spent waiting for quiet, in all.
-	Waited time.Duration `json:"waitedNs"`
-	// Creating is the time spent creating pods (a sequential gang's clock
-	// starts when its last create returns; concurrent gangs are scheduled
-	// meanwhile), Removing removing them after, in all: with Waited, what a
-	// sequential workload costs beyond its gangs' latencies.
-	Creating time.Duration `json:"creatingNs"`
-	Removing time.Duration `json:"removingNs"`
-	// Unquiet counts waits that ended at QuietTimeout.
-	Unquiet int `json:"unquiet"`
-	// Collections counts the API server's garbage collections the runner
-	// asked for (see CollectEvery).
-	Collections    int `json:"collections"`
+// pacer paces a run's measurements and records where the time went in its
+// Pacing.
+type pacer struct {
+	*results.Pacing
+	// lastCollection is when the API server last collected its garbage.
 	lastCollection time.Time
-	// Calibration is fixed work timed on the quiet cluster before each
-	// measurement. Two runs whose calibration medians differ ran on a
-	// machine of different speed, whatever the scheduler did.
-	Calibration Calibration `json:"calibration"`
-}
-
-// Calibration holds the samples of two pieces of fixed work: sorting numbers
-// that fit in a core's cache (CPU speed), and a walk through memory far
-// larger than the caches (memory latency, which other tenants of the host
-// share).
-type Calibration struct {
-	CPU    []time.Duration `json:"cpuNs"`
-	Memory []time.Duration `json:"memoryNs"`
-}
-
-// Median of samples (of an even number, the mean of the middle two), 0
-// without any.
-func Median(samples []time.Duration) time.Duration {
-	n := len(samples)
-	if n == 0 {
-		return 0
-	}
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	return (s[(n-1)/2] + s[n/2]) / 2
 }
 
 // A benchmark cluster's API server collects its garbage only near its memory
@@ -87,7 +52,7 @@ const CollectEvery = 30 * time.Second
 // work. When due (or forced), the API server collects its garbage
 // meanwhile: collect asks it to; nil, never. Without processes to watch it
 // only calibrates.
-func (p *Pacing) pause(ctx context.Context, pids map[string]int, collect func(context.Context) error, force bool) error {
+func (p *pacer) pause(ctx context.Context, pids map[string]int, collect func(context.Context) error, force bool) error {
 	var collecting chan error
 	if collect != nil && (force || time.Since(p.lastCollection) >= CollectEvery) {
 		// The collection overlaps the wait, which a large gang's removal
@@ -128,7 +93,7 @@ func addTime(total *time.Duration) (stop func()) {
 }
 
 // waitQuiet waits until the processes are quiet, and counts the wait.
-func (p *Pacing) waitQuiet(ctx context.Context, pids map[string]int) error {
+func (p *pacer) waitQuiet(ctx context.Context, pids map[string]int) error {
 	if len(pids) == 0 {
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // series is one line of a plot: a value per PodGroup size.
@@ -37,12 +39,12 @@ var quantileLines = []struct {
 
 // figures builds the plots of one scenario. Only workloads with more than
 // one size get a curve; the rest show in the tables.
-func figures(r *Result) []figure {
+func figures(r *results.Result) []figure {
 	lat := figure{file: r.Scenario.Name + "-latency", title: "Gang latency (client side) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true}
 	srv := figure{file: r.Scenario.Name + "-cycle", title: "Scheduling attempt (server side, buckets x2 from 1ms) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true}
 	tp := figure{file: r.Scenario.Name + "-throughput", title: "Throughput - " + r.Scenario.Name, ylabel: "pods/s"}
 	spr := figure{file: r.Scenario.Name + "-spread", title: "Bind spread (last bind - first bind) - " + r.Scenario.Name, ylabel: "ms"}
-	byWorkload := map[string][]SizeResult{}
+	byWorkload := map[string][]results.SizeResult{}
 	var order []string
 	for _, sr := range r.Sizes {
 		if _, ok := byWorkload[sr.Workload]; !ok {
@@ -97,7 +99,7 @@ func figures(r *Result) []figure {
 
 // Plot draws the scenario's figures into dir as SVG and PNG, and returns
 // the SVG paths.
-func (r *Result) Plot(dir string) ([]string, error) {
+func Plot(dir string, r *results.Result) ([]string, error) {
 	var files []string
 	for _, f := range figures(r) {
 		p := plot.New()

@@ -48,24 +48,8 @@ type Target struct {
 	// is removed by one collection delete rather than a delete per pod.
 	CollectionDelete bool
 	// Beside is a second binder measured in the same run; nil: none.
-	Beside *Beside
+	Beside *results.Beside
 }
-
-// Beside is a second binder whose gangs take turns with the scheduler
-// under test's in one run: each workload gets a twin, named
-// <workload>@<Name>, whose pods name SchedulerName. In sequential mode the
-// twin's gang runs right after the original's at each size of a round; a
-// concurrent twin runs right after the original workload. This machine's
-// speed moved by up to 30% between runs minutes apart (bench/MEASUREMENTS.md)
-// and every latency with it; a ratio of two figures measured turn about in
-// one run does not carry that move.
-type Beside struct {
-	Name          string `json:"name"`
-	SchedulerName string `json:"schedulerName"`
-}
-
-// TwinName is the name of a workload's twin run by the binder beside.
-func TwinName(workload, beside string) string { return workload + "@" + beside }
 
 // twin is the target as the binder beside it: its scheduler name, and no
 // histograms, as they are the scheduler's.
@@ -74,97 +58,32 @@ func (t Target) twin() Target {
 	return t
 }
 
-// GangResult is one gang's client-side timings.
-type GangResult struct {
-	Workload string        `json:"workload"`
-	Size     int           `json:"size"`
-	Index    int           `json:"index"`
-	Latency  time.Duration `json:"latencyNs"`
-	Spread   time.Duration `json:"bindSpreadNs"`
-	// Complete is when the gang was complete (the wall clock, so that a
-	// gang can be lined up with the components' logs).
-	Complete time.Time `json:"complete"`
-}
-
-// SizeResult is everything measured for one workload at one size.
-type SizeResult struct {
-	Workload string       `json:"workload"`
-	Mode     string       `json:"mode"`
-	Policy   string       `json:"policy"`
-	Size     int          `json:"size"`
-	Gangs    []GangResult `json:"gangs"`
-	// Throughput samples, pods bound per second (concurrent mode), or each
-	// gang's size over its latency (sequential mode).
-	Throughput []float64 `json:"throughput"`
-	// Server-side histogram deltas; empty when the scheduler exposes none.
-	Attempt   Histogram `json:"-"`
-	Algorithm Histogram `json:"-"`
-}
-
-// Result is a scenario's outcome.
-type Result struct {
-	// Scenario as it ran (after SIZES).
-	Scenario *Scenario `json:"scenario"`
-	// Environment of the run (versions, cluster, scheduler, machine, commit),
-	// with every result so that each file says where it came from.
-	Environment *results.Environment `json:"environment,omitempty"`
-	Sizes       []SizeResult         `json:"sizes"`
-	Cost        []Cost               `json:"cost"`
-	// PodsBound counts every pod bound during the scenario, warm-up gangs'
-	// too: the work that Cost paid for.
-	PodsBound int `json:"podsBound"`
-	// Beside is the binder whose twins ran beside the scheduler; nil: none.
-	Beside *Beside       `json:"beside,omitempty"`
-	Pacing Pacing        `json:"pacing"`
-	Took   time.Duration `json:"tookNs"`
-	// Thresholds is the scenario's thresholds held against this result.
-	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
-}
-
 // workloadRun is one workload of a run with the target that binds its
 // gangs, its namespace and the collector watching it.
 type workloadRun struct {
-	Workload
+	results.Workload
 	t   Target
 	ns  string
 	col *Collector
-	srs []SizeResult
+	srs []results.SizeResult
 }
 
 // Run runs every workload of the scenario against the target: the
 // sequential ones together, taking turns round by round (see rounds), then
 // the concurrent ones one after another.
-func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) (*Result, error) {
+func Run(ctx context.Context, t Target, s *results.Scenario, logf func(string, ...any)) (*results.Result, error) {
 	start := time.Now()
 	meter := StartCostMeter(t.Processes)
-	res := &Result{Scenario: s, Beside: t.Beside}
-	var runs []*workloadRun
-	stopCollectors := func() {
-		for _, r := range runs {
-			r.col.Stop()
-		}
-	}
+	res := &results.Result{Scenario: s, Beside: t.Beside}
+	pc := &pacer{Pacing: &res.Pacing}
+	runs, err := startWorkloads(ctx, t, s)
 	stop := func() {
-		stopCollectors()
+		stopCollectors(runs)
 		meter.Stop()
 	}
-	var seq []*workloadRun
-	for _, r := range workloadRuns(t, s) {
-		r.ns = namespaceFor(s.Name, r.Name)
-		if err := createNamespace(ctx, t.Client, r.ns); err != nil {
-			stop()
-			return nil, err
-		}
-		col, err := StartCollector(ctx, t.Client, r.ns)
-		if err != nil {
-			stop()
-			return nil, err
-		}
-		r.col = col
-		runs = append(runs, r)
-		if r.Mode == ModeSequential {
-			seq = append(seq, r)
-		}
+	if err != nil {
+		stop()
+		return nil, err
 	}
 	// Each workload's sizes are logged as soon as they are done: the
 	// concurrent workloads run for minutes each.
@@ -174,8 +93,9 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 				percentileDuration(sr.Gangs, 0.5), time.Since(start).Round(time.Second))
 		}
 	}
+	seq := slices.DeleteFunc(slices.Clone(runs), func(r *workloadRun) bool { return r.Mode != results.ModeSequential })
 	if len(seq) > 0 {
-		if err := runSequential(ctx, t, seq, &res.Pacing, func(round, rounds, gangs int) {
+		if err := runSequential(ctx, t, seq, pc, func(round, rounds, gangs int) {
 			logf("%s round %d of %d: %d gangs (%s)", s.Name, round, rounds, gangs, time.Since(start).Round(time.Second))
 		}); err != nil {
 			stop()
@@ -186,8 +106,8 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		}
 	}
 	for _, r := range runs {
-		if r.Mode != ModeSequential {
-			if err := runConcurrent(ctx, r.t, r, &res.Pacing); err != nil {
+		if r.Mode != results.ModeSequential {
+			if err := runConcurrent(ctx, r.t, r, pc); err != nil {
 				stop()
 				return nil, fmt.Errorf("%s/%s %w", s.Name, r.Name, err)
 			}
@@ -198,7 +118,7 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 		res.Sizes = append(res.Sizes, r.srs...)
 		res.PodsBound += r.col.Total()
 	}
-	stopCollectors()
+	stopCollectors(runs)
 	for _, r := range runs {
 		if err := deleteNamespace(ctx, t.Client, r.ns); err != nil {
 			meter.Stop()
@@ -207,72 +127,54 @@ func Run(ctx context.Context, t Target, s *Scenario, logf func(string, ...any)) 
 	}
 	res.Cost = meter.Stop()
 	res.Took = time.Since(start)
-	p := res.Pacing
-	logf("%s: creating pods took %s in all, removing them %s; waited %s for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
-		s.Name, p.Creating.Round(time.Second), p.Removing.Round(time.Second), p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
-		Median(p.Calibration.CPU).Round(time.Microsecond), Median(p.Calibration.Memory).Round(time.Microsecond))
+	logPacing(logf, s.Name, res.Pacing)
 	return res, nil
+}
+
+// startWorkloads gives each of the scenario's workload runs its namespace
+// and a collector watching it; on failure, the runs made so far.
+func startWorkloads(ctx context.Context, t Target, s *results.Scenario) ([]*workloadRun, error) {
+	var runs []*workloadRun
+	for _, r := range workloadRuns(t, s) {
+		r.ns = namespaceFor(s.Name, r.Name)
+		if err := createNamespace(ctx, t.Client, r.ns); err != nil {
+			return runs, err
+		}
+		col, err := StartCollector(ctx, t.Client, r.ns)
+		if err != nil {
+			return runs, err
+		}
+		r.col = col
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func stopCollectors(runs []*workloadRun) {
+	for _, r := range runs {
+		r.col.Stop()
+	}
+}
+
+// logPacing says where the scenario's time went between its measurements.
+func logPacing(logf func(string, ...any), scenario string, p results.Pacing) {
+	logf("%s: creating pods took %s in all, removing them %s; waited %s for a quiet cluster before %d measurements (%d still busy after %s), the API server collecting its garbage %d times; calibration medians: sort %s, memory walk %s",
+		scenario, p.Creating.Round(time.Second), p.Removing.Round(time.Second), p.Waited.Round(time.Second), len(p.Calibration.CPU), p.Unquiet, QuietTimeout, p.Collections,
+		results.Median(p.Calibration.CPU).Round(time.Microsecond), results.Median(p.Calibration.Memory).Round(time.Microsecond))
 }
 
 // workloadRuns are the scenario's workloads, each followed by its twin when
 // a binder runs beside the target.
-func workloadRuns(t Target, s *Scenario) []*workloadRun {
+func workloadRuns(t Target, s *results.Scenario) []*workloadRun {
 	var out []*workloadRun
 	for _, w := range s.Workloads {
 		out = append(out, &workloadRun{Workload: w, t: t})
 		if t.Beside != nil {
-			w.Name = TwinName(w.Name, t.Beside.Name)
+			w.Name = results.TwinName(w.Name, t.Beside.Name)
 			out = append(out, &workloadRun{Workload: w, t: t.twin()})
 		}
 	}
 	return out
-}
-
-// Merge folds a repeat of the same scenario into r, so that a run with
-// REPEATS writes one set of files and plots over every repeat rather than
-// the last one's: gangs are numbered on after r's, histogram deltas and CPU
-// seconds add up, and each process's peak memory is the larger one.
-func (r *Result) Merge(next *Result) error {
-	if next.Scenario.Name != r.Scenario.Name {
-		return fmt.Errorf("cannot merge results of scenario %q into %q", next.Scenario.Name, r.Scenario.Name)
-	}
-	for _, n := range next.Sizes {
-		i := slices.IndexFunc(r.Sizes, func(s SizeResult) bool { return s.Workload == n.Workload && s.Size == n.Size })
-		if i < 0 {
-			r.Sizes = append(r.Sizes, n)
-			continue
-		}
-		s := &r.Sizes[i]
-		offset := len(s.Gangs)
-		for _, g := range n.Gangs {
-			g.Index += offset
-			s.Gangs = append(s.Gangs, g)
-		}
-		s.Throughput = append(s.Throughput, n.Throughput...)
-		s.Attempt = s.Attempt.Add(n.Attempt)
-		s.Algorithm = s.Algorithm.Add(n.Algorithm)
-	}
-	for _, c := range next.Cost {
-		i := slices.IndexFunc(r.Cost, func(o Cost) bool { return o.Process == c.Process })
-		if i < 0 {
-			r.Cost = append(r.Cost, c)
-			continue
-		}
-		r.Cost[i].CPUSeconds += c.CPUSeconds
-		r.Cost[i].PeakRSSMiB = max(r.Cost[i].PeakRSSMiB, c.PeakRSSMiB)
-	}
-	r.PodsBound += next.PodsBound
-	p, q := &r.Pacing, next.Pacing
-	p.Waits += q.Waits
-	p.Waited += q.Waited
-	p.Unquiet += q.Unquiet
-	p.Collections += q.Collections
-	p.Creating += q.Creating
-	p.Removing += q.Removing
-	p.Calibration.CPU = append(p.Calibration.CPU, q.Calibration.CPU...)
-	p.Calibration.Memory = append(p.Calibration.Memory, q.Calibration.Memory...)
-	r.Took += next.Took
-	return nil
 }
 
 func (t Target) scrape(ctx context.Context) Families {
@@ -288,7 +190,7 @@ func (t Target) scrape(ctx context.Context) Families {
 
 // serverDelta adds what the scheduler's podgroup histograms recorded
 // between two scrapes (nil when it exposes none) to the size's.
-func (sr *SizeResult) serverDelta(before, after Families) {
+func serverDelta(sr *results.SizeResult, before, after Families) {
 	if before == nil || after == nil {
 		return
 	}
@@ -346,13 +248,13 @@ func rounds(runs []*workloadRun) [][]turn {
 // the first gang of a size above 128 took 1.2 to 1.7 times as long as the
 // others of its size in every run here, while the API server's and the
 // scheduler's heaps grew to hold it.
-func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing, progress func(round, rounds, gangs int)) error {
+func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *pacer, progress func(round, rounds, gangs int)) error {
 	for _, r := range runs {
-		r.srs = make([]SizeResult, len(r.Sizes))
+		r.srs = make([]results.SizeResult, len(r.Sizes))
 		for i, size := range r.Sizes {
-			r.srs[i] = SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
+			r.srs[i] = results.SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 		}
-		warmup := SizeResult{Size: slices.Max(r.Sizes)}
+		warmup := results.SizeResult{Size: slices.Max(r.Sizes)}
 		if err := runOneGang(ctx, r.t, r, &warmup, warmupGang, p); err != nil {
 			return fmt.Errorf("%s warm-up gang of size %d: %w", r.Name, warmup.Size, err)
 		}
@@ -376,7 +278,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *Pacing
 // runOneGang creates gang number i of the size, waits until it is bound,
 // records its timings and the scheduler's histograms meanwhile, and removes
 // it again.
-func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i int, p *Pacing) error {
+func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *results.SizeResult, i int, p *pacer) error {
 	g := newGang(t, r.ns, r.Workload, sr.Size, i)
 	before := t.scrape(ctx)
 	created := addTime(&p.Creating)
@@ -391,8 +293,8 @@ func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i
 	if err != nil {
 		return err
 	}
-	sr.serverDelta(before, t.scrape(ctx))
-	gr := GangResult{Workload: r.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
+	serverDelta(sr, before, t.scrape(ctx))
+	gr := results.GangResult{Workload: r.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
 	sr.Gangs = append(sr.Gangs, gr)
 	sr.Throughput = append(sr.Throughput, float64(sr.Size)/gr.Latency.Seconds())
 	defer addTime(&p.Removing)()
@@ -401,7 +303,7 @@ func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *SizeResult, i
 
 // runConcurrent runs the workload's sizes one after another, all gangs of a
 // size at once, and leaves the results in r.srs.
-func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) error {
+func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *pacer) error {
 	for _, size := range r.Sizes {
 		if err := p.pause(ctx, t.Quiet, t.Collect, true); err != nil {
 			return err
@@ -411,7 +313,7 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 		if err != nil {
 			return fmt.Errorf("size %d: %w", size, err)
 		}
-		sr.serverDelta(before, t.scrape(ctx))
+		serverDelta(&sr, before, t.scrape(ctx))
 		r.srs = append(r.srs, sr)
 	}
 	return nil
@@ -419,8 +321,8 @@ func runConcurrent(ctx context.Context, t Target, r *workloadRun, p *Pacing) err
 
 // runConcurrentSize creates all the size's gangs at once and samples how
 // many pods are bound each second until all are.
-func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, p *Pacing) (SizeResult, error) {
-	sr := SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
+func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, p *pacer) (results.SizeResult, error) {
+	sr := results.SizeResult{Workload: r.Name, Mode: r.Mode, Policy: r.Policy, Size: size}
 	var gangs []*gang.Gang
 	for i := 0; i < r.GangsOf(size); i++ {
 		gangs = append(gangs, newGang(t, r.ns, r.Workload, size, i))
@@ -453,7 +355,7 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 		if times.Bound < size {
 			return sr, fmt.Errorf("gang %s: %d of %d members bound after %s", g.Name, times.Bound, size, gangTimeout)
 		}
-		sr.Gangs = append(sr.Gangs, GangResult{Workload: r.Name, Size: size, Index: i,
+		sr.Gangs = append(sr.Gangs, results.GangResult{Workload: r.Name, Size: size, Index: i,
 			Latency: times.Last.Sub(complete[i]), Spread: times.Last.Sub(times.First), Complete: complete[i]})
 	}
 	defer addTime(&p.Removing)()
@@ -463,14 +365,14 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 // warmupGang is the index of a sequential workload's unrecorded first gang.
 const warmupGang = -1
 
-func newGang(t Target, ns string, w Workload, size, i int) *gang.Gang {
+func newGang(t Target, ns string, w results.Workload, size, i int) *gang.Gang {
 	name := fmt.Sprintf("s%d-g%d", size, i)
 	if i == warmupGang {
 		name = fmt.Sprintf("s%d-warmup", size)
 	}
 	return &gang.Gang{
 		Namespace: ns, Name: name,
-		MinCount: int32(size), Basic: w.Policy == PolicyBasic, Members: size,
+		MinCount: int32(size), Basic: w.Policy == results.PolicyBasic, Members: size,
 		Requests: w.Requests, SchedulerName: t.SchedulerName,
 	}
 }

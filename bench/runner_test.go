@@ -19,6 +19,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework/fakeapi"
 	"github.com/gangconf/gangconf/suites/framework/gang"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // A repeat of a scenario creates its namespaces again right after the run
@@ -89,11 +90,11 @@ func TestRemoveGangDeletesEachPodOrTheCollection(t *testing.T) {
 // original; so that a ratio of the two is of one machine's moment.
 func TestBesideTwinsTakeTurnsWithTheScheduler(t *testing.T) {
 	cs := fakeapi.New()
-	s := &Scenario{Name: "demo", Workloads: []Workload{
-		{Name: "seq", Policy: PolicyGang, Mode: ModeSequential, Sizes: []int{1, 2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
-		{Name: "conc", Policy: PolicyGang, Mode: ModeConcurrent, Sizes: []int{2}, Gangs: []GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
+	s := &results.Scenario{Name: "demo", Workloads: []results.Workload{
+		{Name: "seq", Policy: results.PolicyGang, Mode: results.ModeSequential, Sizes: []int{1, 2}, Gangs: []results.GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
+		{Name: "conc", Policy: results.PolicyGang, Mode: results.ModeConcurrent, Sizes: []int{2}, Gangs: []results.GangCount{{Count: 2}}, Requests: gang.GPUs(8)},
 	}}
-	beside := &Beside{Name: "ceiling", SchedulerName: "gangconf-ceiling"}
+	beside := &results.Beside{Name: "ceiling", SchedulerName: "gangconf-ceiling"}
 	var mu sync.Mutex
 	var order []string
 	schedulers := map[string]string{}

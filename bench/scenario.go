@@ -16,63 +16,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 //go:embed scenarios/*.yaml
 var scenarioFiles embed.FS
 
-// Scenario is a benchmark: a cluster profile and the workloads run on it.
-type Scenario struct {
-	Name        string     `json:"name"`
-	Description string     `json:"description"`
-	Labels      []string   `json:"labels"`
-	Cluster     string     `json:"cluster"`
-	Workloads   []Workload `json:"workloads"`
-}
-
-// Workload is one kind of gang, at one or more sizes.
-type Workload struct {
-	Name string `json:"name"`
-	// Policy is gang (minCount = size) or basic.
-	Policy string `json:"policy"`
-	// Mode is sequential (one gang at a time, capacity freed in between: each
-	// gang measures one scheduling cycle) or concurrent (all gangs created at
-	// once: throughput under queueing).
-	Mode  string      `json:"mode"`
-	Sizes []int       `json:"sizes"`
-	Gangs []GangCount `json:"gangs"`
-	// Requests of every pod.
-	Requests corev1.ResourceList `json:"requests"`
-	// Thresholds fail the run when one of its figures crosses them.
-	Thresholds []Threshold `json:"thresholds,omitempty"`
-}
-
-// GangCount says how many gangs to run of sizes up to MaxSize (0: any size).
-// The first rule that matches a size applies.
-type GangCount struct {
-	MaxSize int `json:"maxSize,omitempty"`
-	Count   int `json:"count"`
-}
-
-// Policies and modes.
-const (
-	PolicyGang     = "gang"
-	PolicyBasic    = "basic"
-	ModeSequential = "sequential"
-	ModeConcurrent = "concurrent"
-	// labelStandardSet marks what `make bench` runs without SCENARIO.
-	labelStandardSet = "standard"
-)
-
-// GangsOf is how many gangs of the given size the workload runs.
-func (w Workload) GangsOf(size int) int {
-	for _, g := range w.Gangs {
-		if g.MaxSize == 0 || size <= g.MaxSize {
-			return g.Count
-		}
-	}
-	return 0
-}
+// labelStandardSet marks what `make bench` runs without SCENARIO.
+const labelStandardSet = "standard"
 
 // Scenarios lists the embedded scenarios' names.
 func Scenarios() []string {
@@ -86,16 +37,16 @@ func Scenarios() []string {
 }
 
 // Load loads and validates the scenario called name.
-func Load(name string) (*Scenario, error) {
+func Load(name string) (*results.Scenario, error) {
 	data, err := scenarioFiles.ReadFile(path.Join("scenarios", name+".yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Scenarios(), ", "))
 	}
-	var s Scenario
+	var s results.Scenario
 	if err := yaml.UnmarshalStrict(data, &s); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
-	if err := s.Validate(); err != nil {
+	if err := Validate(&s); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
 	return &s, nil
@@ -103,7 +54,7 @@ func Load(name string) (*Scenario, error) {
 
 // Select resolves a comma-separated list of scenario names; empty means the
 // standard set (every scenario labelled standard).
-func Select(list string) ([]*Scenario, error) {
+func Select(list string) ([]*results.Scenario, error) {
 	var names []string
 	if strings.TrimSpace(list) == "" {
 		for _, n := range Scenarios() {
@@ -118,7 +69,7 @@ func Select(list string) ([]*Scenario, error) {
 	} else {
 		names = strings.Split(list, ",")
 	}
-	var out []*Scenario
+	var out []*results.Scenario
 	for _, n := range names {
 		s, err := Load(strings.TrimSpace(n))
 		if err != nil {
@@ -132,7 +83,7 @@ func Select(list string) ([]*Scenario, error) {
 // Validate checks the scenario against its cluster profile before any
 // cluster starts: every gang it asks for must fit, every threshold name a
 // figure the run measures.
-func (s *Scenario) Validate() error {
+func Validate(s *results.Scenario) error {
 	prof, err := fixtures.LoadProfile(s.Cluster)
 	if err != nil {
 		return err
@@ -145,10 +96,10 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("no workloads")
 	}
 	for _, w := range s.Workloads {
-		if w.Policy != PolicyGang && w.Policy != PolicyBasic {
+		if w.Policy != results.PolicyGang && w.Policy != results.PolicyBasic {
 			return fmt.Errorf("workload %s: policy %q, want gang or basic", w.Name, w.Policy)
 		}
-		if w.Mode != ModeSequential && w.Mode != ModeConcurrent {
+		if w.Mode != results.ModeSequential && w.Mode != results.ModeConcurrent {
 			return fmt.Errorf("workload %s: mode %q, want sequential or concurrent", w.Name, w.Mode)
 		}
 		if len(w.Requests) == 0 {
@@ -158,7 +109,7 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("workload %s: no sizes", w.Name)
 		}
 		for _, t := range w.Thresholds {
-			if err := t.validate(w); err != nil {
+			if err := validateThreshold(t, w); err != nil {
 				return fmt.Errorf("workload %s: %w", w.Name, err)
 			}
 		}
@@ -170,7 +121,7 @@ func (s *Scenario) Validate() error {
 				return fmt.Errorf("workload %s: size %d runs %d gangs; both must be at least 1", w.Name, size, n)
 			}
 			need := size
-			if w.Mode == ModeConcurrent {
+			if w.Mode == results.ModeConcurrent {
 				need = size * n
 			}
 			if need > capacity {

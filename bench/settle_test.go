@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 // Per-second CPU use of gpu-5k's control plane after its nodes turned Ready,
@@ -57,7 +59,7 @@ func TestSettleWaitsForBusyProcessesAndGivesUp(t *testing.T) {
 
 func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 	ctx := context.Background()
-	var p Pacing
+	p := pacer{Pacing: &results.Pacing{}}
 	self := map[string]int{"self": os.Getpid()}
 	for i := 0; i < 3; i++ {
 		if err := p.pause(ctx, self, nil, false); err != nil {
@@ -77,13 +79,13 @@ func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 			t.Fatalf("calibration sample %s", d)
 		}
 	}
-	if m := Median([]time.Duration{5, 1, 9}); m != 5 {
+	if m := results.Median([]time.Duration{5, 1, 9}); m != 5 {
 		t.Fatalf("median of 5, 1, 9 = %d", m)
 	}
-	if m := Median([]time.Duration{9, 1, 4, 5}); m != 4 {
+	if m := results.Median([]time.Duration{9, 1, 4, 5}); m != 4 {
 		t.Fatalf("median of 9, 1, 4, 5 = %d, want the middle two's mean", m)
 	}
-	if Median(nil) != 0 {
+	if results.Median(nil) != 0 {
 		t.Fatal("no samples: median 0")
 	}
 }
@@ -124,7 +126,7 @@ func TestAPIServerCollectsAtAQuarterOfTheMemoryAtMost6GiB(t *testing.T) {
 
 func TestPauseHasTheAPIServerCollectWhenDueAndWaitsForIt(t *testing.T) {
 	ctx := context.Background()
-	var p Pacing
+	p := pacer{Pacing: &results.Pacing{}}
 	self := map[string]int{"self": os.Getpid()}
 	calls := 0
 	// A collection outlasting the quiet wait: the pause must not end first.

@@ -4,54 +4,56 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 func ptr(v float64) *float64 { return &v }
 
 func TestThresholdsNamingWhatNoRunMeasuresAreRejectedBeforeAnyClusterStarts(t *testing.T) {
 	for _, c := range []struct {
-		th   Threshold
+		th   results.Threshold
 		want string
 	}{
-		{Threshold{Metric: "GangLatencyP50", Bucket: "Perc50", Max: ptr(1)}, `unknown metric "GangLatencyP50" (known: BindSpread, GangLatency, PodGroupSchedulingAlgorithm`},
-		{Threshold{Metric: ItemGangLatency, Bucket: "Perc75", Max: ptr(1)}, `unknown bucket "Perc75"`},
-		{Threshold{Metric: ItemGangLatency, Bucket: "Perc50"}, "exactly one of max and min"},
-		{Threshold{Metric: ItemThroughput, Bucket: "Average", Max: ptr(1), Min: ptr(1)}, "exactly one of max and min"},
-		{Threshold{Metric: ItemGangLatency, Bucket: "Perc50", Sizes: []int{16}, Max: ptr(1)}, "size 16 is not one of the workload's"},
+		{results.Threshold{Metric: "GangLatencyP50", Bucket: "Perc50", Max: ptr(1)}, `unknown metric "GangLatencyP50" (known: BindSpread, GangLatency, PodGroupSchedulingAlgorithm`},
+		{results.Threshold{Metric: results.ItemGangLatency, Bucket: "Perc75", Max: ptr(1)}, `unknown bucket "Perc75"`},
+		{results.Threshold{Metric: results.ItemGangLatency, Bucket: "Perc50"}, "exactly one of max and min"},
+		{results.Threshold{Metric: results.ItemThroughput, Bucket: "Average", Max: ptr(1), Min: ptr(1)}, "exactly one of max and min"},
+		{results.Threshold{Metric: results.ItemGangLatency, Bucket: "Perc50", Sizes: []int{16}, Max: ptr(1)}, "size 16 is not one of the workload's"},
 	} {
 		s, err := Load("smoke")
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.Workloads[0].Thresholds = []Threshold{c.th}
-		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+		s.Workloads[0].Thresholds = []results.Threshold{c.th}
+		if err := Validate(s); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.th, err, c.want)
 		}
 	}
 }
 
 func TestCheckThresholdsCrossesHoldsAndSaysWhatWasNotMeasured(t *testing.T) {
-	gangs := func(ms ...int) []GangResult {
-		var out []GangResult
+	gangs := func(ms ...int) []results.GangResult {
+		var out []results.GangResult
 		for i, v := range ms {
-			out = append(out, GangResult{Index: i, Latency: time.Duration(v) * time.Millisecond})
+			out = append(out, results.GangResult{Index: i, Latency: time.Duration(v) * time.Millisecond})
 		}
 		return out
 	}
-	w := Workload{Name: "8gpu", Sizes: []int{1, 2, 64}, Thresholds: []Threshold{
-		{Metric: ItemGangLatency, Bucket: "Perc50", Sizes: []int{64}, Max: ptr(500)},
-		{Metric: ItemThroughput, Bucket: "Average", Min: ptr(100)},
-		{Metric: ItemAttempt, Bucket: "Perc50", Max: ptr(1)},
+	w := results.Workload{Name: "8gpu", Sizes: []int{1, 2, 64}, Thresholds: []results.Threshold{
+		{Metric: results.ItemGangLatency, Bucket: "Perc50", Sizes: []int{64}, Max: ptr(500)},
+		{Metric: results.ItemThroughput, Bucket: "Average", Min: ptr(100)},
+		{Metric: results.ItemAttempt, Bucket: "Perc50", Max: ptr(1)},
 	}}
-	r := &Result{Scenario: &Scenario{Name: "s", Workloads: []Workload{w}}, Sizes: []SizeResult{
+	r := &results.Result{Scenario: &results.Scenario{Name: "s", Workloads: []results.Workload{w}}, Sizes: []results.SizeResult{
 		{Workload: "8gpu", Size: 1, Gangs: gangs(5, 7, 9), Throughput: []float64{150, 250}},
 		// All bound within the first second: no throughput sample.
 		{Workload: "8gpu", Size: 2, Gangs: gangs(5)},
 		{Workload: "8gpu", Size: 64, Gangs: gangs(400, 600, 700), Throughput: []float64{50, 60}},
 		// The twin of a binder beside: not the scheduler's, not checked.
-		{Workload: TwinName("8gpu", "ceiling"), Size: 64, Gangs: gangs(9000)},
+		{Workload: results.TwinName("8gpu", "ceiling"), Size: 64, Gangs: gangs(9000)},
 	}}
-	got := r.CheckThresholds()
+	got := CheckThresholds(r)
 	var lines []string
 	for _, c := range got {
 		lines = append(lines, c.String())

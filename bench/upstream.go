@@ -10,62 +10,43 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
-
-// UpstreamScenario is the scenario whose workloads upstream scheduler_perf
-// also runs, under the same names: `make bench-upstream` runs upstream's
-// copies of them so that one machine gives both figures.
-const UpstreamScenario = "upstream-gangs"
 
 // UpstreamPackage is the import path of scheduler_perf's PodGroup topics;
 // the gang and basic policies are separate packages below it.
 const UpstreamPackage = "k8s.io/kubernetes/test/integration/scheduler_perf/podgroup"
 
-// UpstreamWorkload is one upstream scheduler_perf workload and where it lives.
-type UpstreamWorkload struct {
-	// Name is the workload's name, the same in gangconf's scenario and upstream.
-	Name   string `json:"name"`
-	Policy string `json:"policy"`
-	// Package is the Go package under UpstreamPackage (gangscheduling or
-	// basicscheduling) and TestCase the test case in its performance-config.yaml.
-	Package  string `json:"package"`
-	TestCase string `json:"testCase"`
-	// Parameters as upstream calls them.
-	Nodes        int `json:"initNodes"`
-	PodGroups    int `json:"initPodGroups"`
-	PodsPerGroup int `json:"podsPerGroup"`
-}
-
 // upstreamTopics maps a gangconf policy to upstream's package and test case.
 var upstreamTopics = map[string][2]string{
-	PolicyGang:  {"gangscheduling", "GangScheduling"},
-	PolicyBasic: {"basicscheduling", "BasicScheduling"},
+	results.PolicyGang:  {"gangscheduling", "GangScheduling"},
+	results.PolicyBasic: {"basicscheduling", "BasicScheduling"},
 }
 
 // UpstreamWorkloads lists the workloads of the upstream scenario that names
 // selects (a comma list; empty selects all), with upstream's parameters as
 // gangconf's scenario implies them.
-func UpstreamWorkloads(s *Scenario, names string) ([]UpstreamWorkload, error) {
+func UpstreamWorkloads(s *results.Scenario, names string) ([]results.UpstreamWorkload, error) {
 	prof, err := fixtures.LoadProfile(s.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	var all []UpstreamWorkload
+	var all []results.UpstreamWorkload
 	for _, w := range s.Workloads {
 		topic, ok := upstreamTopics[w.Policy]
-		if !ok || w.Mode != ModeConcurrent || len(w.Sizes) != 1 {
+		if !ok || w.Mode != results.ModeConcurrent || len(w.Sizes) != 1 {
 			return nil, fmt.Errorf("workload %s of %s has no upstream counterpart (want one size, concurrent, gang or basic)", w.Name, s.Name)
 		}
-		all = append(all, UpstreamWorkload{Name: w.Name, Policy: w.Policy, Package: topic[0], TestCase: topic[1],
+		all = append(all, results.UpstreamWorkload{Name: w.Name, Policy: w.Policy, Package: topic[0], TestCase: topic[1],
 			Nodes: prof.Nodes.Count, PodGroups: w.GangsOf(w.Sizes[0]), PodsPerGroup: w.Sizes[0]})
 	}
 	if strings.TrimSpace(names) == "" {
 		return all, nil
 	}
-	var out []UpstreamWorkload
+	var out []results.UpstreamWorkload
 	for _, n := range strings.Split(names, ",") {
 		n = strings.TrimSpace(n)
-		i := slices.IndexFunc(all, func(w UpstreamWorkload) bool { return w.Name == n })
+		i := slices.IndexFunc(all, func(w results.UpstreamWorkload) bool { return w.Name == n })
 		if i < 0 {
 			var known []string
 			for _, w := range all {
@@ -73,7 +54,7 @@ func UpstreamWorkloads(s *Scenario, names string) ([]UpstreamWorkload, error) {
 			}
 			return nil, fmt.Errorf("unknown upstream workload %q (known: %s)", n, strings.Join(known, ", "))
 		}
-		if !slices.ContainsFunc(out, func(w UpstreamWorkload) bool { return w.Name == n }) {
+		if !slices.ContainsFunc(out, func(w results.UpstreamWorkload) bool { return w.Name == n }) {
 			out = append(out, all[i])
 		}
 	}
@@ -95,7 +76,7 @@ type upstreamConfig []struct {
 // CheckUpstreamConfig checks that upstream's performance-config.yaml has the
 // workload, labelled performance, with the parameters gangconf's copy of it
 // uses: if upstream changed it, the two figures would not be of one workload.
-func CheckUpstreamConfig(configYAML []byte, w UpstreamWorkload) error {
+func CheckUpstreamConfig(configYAML []byte, w results.UpstreamWorkload) error {
 	var cfg upstreamConfig
 	if err := yaml.Unmarshal(configYAML, &cfg); err != nil {
 		return fmt.Errorf("upstream performance-config.yaml: %w", err)
@@ -125,7 +106,7 @@ func CheckUpstreamConfig(configYAML []byte, w UpstreamWorkload) error {
 
 // UpstreamBenchRegexp selects the workloads, all of one test case, for the
 // test binary's -test.bench flag.
-func UpstreamBenchRegexp(testCase string, ws []UpstreamWorkload) string {
+func UpstreamBenchRegexp(testCase string, ws []results.UpstreamWorkload) string {
 	var names []string
 	for _, w := range ws {
 		names = append(names, w.Name)
@@ -147,9 +128,9 @@ var upstreamMetrics = map[string]struct {
 	metric string
 	match  map[string]string
 }{
-	ItemThroughput:  {ItemThroughput, nil},
-	MetricAttempt:   {ItemAttempt, map[string]string{"result": "scheduled"}},
-	MetricAlgorithm: {ItemAlgorithm, nil},
+	results.ItemThroughput: {results.ItemThroughput, nil},
+	MetricAttempt:          {results.ItemAttempt, map[string]string{"result": "scheduled"}},
+	MetricAlgorithm:        {results.ItemAlgorithm, nil},
 }
 
 // upstreamWorkloadOf finds test case and workload in an upstream Name label,
@@ -171,19 +152,19 @@ func upstreamWorkloadOf(name string) (testCase, workload string, ok bool) {
 // its own results (<scenario>/<workload>/size=<n>) so that the two join.
 // Metrics gangconf has no counterpart of are left out. Every workload must
 // have its throughput in the file: one without it did not run.
-func ConvertUpstream(data []byte, scenario string, ws []UpstreamWorkload) (DataItems, error) {
+func ConvertUpstream(data []byte, scenario string, ws []results.UpstreamWorkload) (results.DataItems, error) {
 	var in struct {
 		Version   string         `json:"version"`
 		DataItems []upstreamItem `json:"dataItems"`
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return DataItems{}, fmt.Errorf("upstream DataItems: %w", err)
+		return results.DataItems{}, fmt.Errorf("upstream DataItems: %w", err)
 	}
-	byKey := map[string]UpstreamWorkload{}
+	byKey := map[string]results.UpstreamWorkload{}
 	for _, w := range ws {
 		byKey[w.TestCase+"/"+w.Name] = w
 	}
-	out := DataItems{Version: "v1"}
+	out := results.DataItems{Version: "v1"}
 	found := map[string]bool{}
 	for _, it := range in.DataItems {
 		m, ok := upstreamMetrics[it.Labels["Metric"]]
@@ -192,7 +173,7 @@ func ConvertUpstream(data []byte, scenario string, ws []UpstreamWorkload) (DataI
 		}
 		tc, wl, ok := upstreamWorkloadOf(it.Labels["Name"])
 		if !ok {
-			return DataItems{}, fmt.Errorf("upstream DataItem named %q: no test case and workload in it", it.Labels["Name"])
+			return results.DataItems{}, fmt.Errorf("upstream DataItem named %q: no test case and workload in it", it.Labels["Name"])
 		}
 		w, ok := byKey[tc+"/"+wl]
 		if !ok {
@@ -200,15 +181,15 @@ func ConvertUpstream(data []byte, scenario string, ws []UpstreamWorkload) (DataI
 		}
 		sum, err := upstreamSummary(it)
 		if err != nil {
-			return DataItems{}, fmt.Errorf("upstream %s %s: %w", it.Labels["Name"], it.Labels["Metric"], err)
+			return results.DataItems{}, fmt.Errorf("upstream %s %s: %w", it.Labels["Name"], it.Labels["Metric"], err)
 		}
-		if want := metricUnits[m.metric]; it.Unit != want {
+		if want := unitOf(m.metric); it.Unit != want {
 			// A ratio of figures in two units would be no ratio.
-			return DataItems{}, fmt.Errorf("upstream %s %s in %q, gangconf's in %q", it.Labels["Name"], it.Labels["Metric"], it.Unit, want)
+			return results.DataItems{}, fmt.Errorf("upstream %s %s in %q, gangconf's in %q", it.Labels["Name"], it.Labels["Metric"], it.Unit, want)
 		}
-		sr := SizeResult{Workload: w.Name, Mode: ModeConcurrent, Policy: w.Policy, Size: w.PodsPerGroup}
+		sr := results.SizeResult{Workload: w.Name, Mode: results.ModeConcurrent, Policy: w.Policy, Size: w.PodsPerGroup}
 		out.DataItems = append(out.DataItems, item(m.metric, itemName(scenario, sr), sr, sum, nil))
-		if m.metric == ItemThroughput {
+		if m.metric == results.ItemThroughput {
 			found[w.Name] = true
 		}
 	}
@@ -219,7 +200,7 @@ func ConvertUpstream(data []byte, scenario string, ws []UpstreamWorkload) (DataI
 		}
 	}
 	if len(missing) > 0 {
-		return DataItems{}, fmt.Errorf("upstream DataItems have no SchedulingThroughput for %s", strings.Join(missing, ", "))
+		return results.DataItems{}, fmt.Errorf("upstream DataItems have no SchedulingThroughput for %s", strings.Join(missing, ", "))
 	}
 	sort.SliceStable(out.DataItems, func(i, j int) bool {
 		return out.DataItems[i].Labels["Name"] < out.DataItems[j].Labels["Name"]
@@ -238,8 +219,8 @@ func matches(labels, match map[string]string) bool {
 
 // upstreamSummary reads the percentiles gangconf's Summary has; upstream
 // writes all five for throughput and histograms.
-func upstreamSummary(it upstreamItem) (Summary, error) {
-	var s Summary
+func upstreamSummary(it upstreamItem) (results.Summary, error) {
+	var s results.Summary
 	for key, dst := range map[string]*float64{"Perc50": &s.Perc50, "Perc90": &s.Perc90, "Perc95": &s.Perc95, "Perc99": &s.Perc99, "Average": &s.Average} {
 		v, ok := it.Data[key]
 		if !ok {

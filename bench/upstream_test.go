@@ -7,11 +7,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
-func upstreamWorkloads(t *testing.T, names string) []UpstreamWorkload {
+func upstreamWorkloads(t *testing.T, names string) []results.UpstreamWorkload {
 	t.Helper()
-	s, err := Load(UpstreamScenario)
+	s, err := Load(results.UpstreamScenario)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +27,9 @@ func upstreamWorkloads(t *testing.T, names string) []UpstreamWorkload {
 func TestUpstreamWorkloadsComeFromTheScenario(t *testing.T) {
 	ws := upstreamWorkloads(t, "")
 	if len(ws) != 6 {
-		t.Fatalf("%d workloads, want the six of %s", len(ws), UpstreamScenario)
+		t.Fatalf("%d workloads, want the six of %s", len(ws), results.UpstreamScenario)
 	}
-	want := UpstreamWorkload{Name: "5000Nodes_3Groups_3000Pods_1000PerGroup", Policy: PolicyBasic, Package: "basicscheduling",
+	want := results.UpstreamWorkload{Name: "5000Nodes_3Groups_3000Pods_1000PerGroup", Policy: results.PolicyBasic, Package: "basicscheduling",
 		TestCase: "BasicScheduling", Nodes: 5000, PodGroups: 3, PodsPerGroup: 1000}
 	if ws[5] != want {
 		t.Fatalf("last workload = %+v, want %+v", ws[5], want)
@@ -36,7 +38,7 @@ func TestUpstreamWorkloadsComeFromTheScenario(t *testing.T) {
 	if len(ws) != 1 || ws[0].TestCase != "GangScheduling" || ws[0].PodGroups != 2000 || ws[0].PodsPerGroup != 3 {
 		t.Fatalf("selected = %+v", ws)
 	}
-	s, _ := Load(UpstreamScenario)
+	s, _ := Load(results.UpstreamScenario)
 	if _, err := UpstreamWorkloads(s, "5000Nodes_1000Gangs_3000Pods,SchedulingBasic"); err == nil ||
 		!strings.Contains(err.Error(), `unknown upstream workload "SchedulingBasic" (known: 5000Nodes_1000Gangs_3000Pods,`) {
 		t.Fatalf("unknown workload: %v", err)
@@ -144,16 +146,16 @@ func TestPinnedUpstreamConfigsHaveEveryWorkload(t *testing.T) {
 // down to one selected workload and one that was not selected.
 func TestConvertUpstreamKeepsTheMetricsBothHave(t *testing.T) {
 	ws := upstreamWorkloads(t, "5000Nodes_1000Gangs_3000Pods")
-	items, err := ConvertUpstream(readTestdata(t, "upstream-dataitems.json"), UpstreamScenario, ws)
+	items, err := ConvertUpstream(readTestdata(t, "upstream-dataitems.json"), results.UpstreamScenario, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]DataItem{}
+	got := map[string]results.DataItem{}
 	for _, it := range items.DataItems {
 		if it.Labels["Name"] != "upstream-gangs/5000Nodes_1000Gangs_3000Pods/size=3" {
 			t.Errorf("item named %q: want gangconf's name of the workload", it.Labels["Name"])
 		}
-		if len(it.Labels) != len(labelKeys) || it.Labels["Mode"] != ModeConcurrent || it.Labels["Policy"] != PolicyGang || it.Labels["Size"] != "3" {
+		if len(it.Labels) != len(labelKeys) || it.Labels["Mode"] != results.ModeConcurrent || it.Labels["Policy"] != results.PolicyGang || it.Labels["Size"] != "3" {
 			t.Errorf("labels %v", it.Labels)
 		}
 		got[it.Labels["Metric"]] = it
@@ -161,7 +163,7 @@ func TestConvertUpstreamKeepsTheMetricsBothHave(t *testing.T) {
 	if len(items.DataItems) != 3 || len(got) != 3 {
 		t.Fatalf("converted %d items (%v): want throughput, attempt and algorithm only", len(items.DataItems), got)
 	}
-	if tp := got["SchedulingThroughput"]; tp.Unit != "pods/s" || tp.Data != (Summary{Perc50: 420, Perc90: 455, Perc95: 460, Perc99: 462, Average: 412.5}) {
+	if tp := got["SchedulingThroughput"]; tp.Unit != "pods/s" || tp.Data != (results.Summary{Perc50: 420, Perc90: 455, Perc95: 460, Perc99: 462, Average: 412.5}) {
 		t.Errorf("throughput = %+v", tp)
 	}
 	if a := got["PodGroupSchedulingAttempt"]; a.Unit != "ms" || a.Data.Perc50 != 16 || a.Data.Average != 17.2882208 {
@@ -175,24 +177,24 @@ func TestConvertUpstreamKeepsTheMetricsBothHave(t *testing.T) {
 func TestConvertUpstreamFailsOnWhatItCannotUse(t *testing.T) {
 	fixture := readTestdata(t, "upstream-dataitems.json")
 	ws := upstreamWorkloads(t, "5000Nodes_1000Gangs_3000Pods,5000Nodes_2000Gangs_6000Pods")
-	if _, err := ConvertUpstream(fixture, UpstreamScenario, ws); err == nil ||
+	if _, err := ConvertUpstream(fixture, results.UpstreamScenario, ws); err == nil ||
 		!strings.Contains(err.Error(), "no SchedulingThroughput for GangScheduling/5000Nodes_2000Gangs_6000Pods") {
 		t.Fatalf("a workload that did not run: %v", err)
 	}
 	ws = ws[:1]
-	if _, err := ConvertUpstream([]byte(`{"dataItems": [`), UpstreamScenario, ws); err == nil {
+	if _, err := ConvertUpstream([]byte(`{"dataItems": [`), results.UpstreamScenario, ws); err == nil {
 		t.Fatal("truncated file accepted")
 	}
 	noP99 := strings.Replace(string(fixture), `"Perc99": 462`, `"Max": 462`, 1)
-	if _, err := ConvertUpstream([]byte(noP99), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no Perc99") {
+	if _, err := ConvertUpstream([]byte(noP99), results.UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no Perc99") {
 		t.Fatalf("throughput without Perc99: %v", err)
 	}
 	inSeconds := strings.Replace(string(fixture), `"unit": "ms"`, `"unit": "s"`, 1)
-	if _, err := ConvertUpstream([]byte(inSeconds), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), `in "s", gangconf's in "ms"`) {
+	if _, err := ConvertUpstream([]byte(inSeconds), results.UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), `in "s", gangconf's in "ms"`) {
 		t.Fatalf("a histogram in another unit: %v", err)
 	}
 	renamed := strings.ReplaceAll(string(fixture), "BenchmarkPerfScheduling/GangScheduling/", "BenchmarkPerfScheduling/SchedulingBasic/")
-	if _, err := ConvertUpstream([]byte(renamed), UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no test case and workload") {
+	if _, err := ConvertUpstream([]byte(renamed), results.UpstreamScenario, ws); err == nil || !strings.Contains(err.Error(), "no test case and workload") {
 		t.Fatalf("a name without a known test case: %v", err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/gangconf/gangconf/bench"
 	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
@@ -80,11 +79,11 @@ type Scenario struct {
 	Rows []BenchRow
 	Cost []ProcessCost
 	// Calibration medians in ms and the samples behind them (see
-	// bench.Pacing); zero in results from before they were recorded.
+	// results.Pacing); zero in results from before they were recorded.
 	CalibrationSort, CalibrationMemory float64
 	CalibrationSamples                 int
 	// Thresholds is the scenario's thresholds held against the run.
-	Thresholds []bench.ThresholdCheck
+	Thresholds []results.ThresholdCheck
 	// Agreement with the baseline run; nil without one.
 	Agreement *Agreement
 	Plots     []Plot
@@ -95,7 +94,7 @@ type Scenario struct {
 
 // ProcessCost is what one process spent on the scenario.
 type ProcessCost struct {
-	bench.Cost
+	results.Cost
 	// PerPodMs is its CPU time per pod bound, ms; zero in results from
 	// before they counted the pods.
 	PerPodMs float64
@@ -177,7 +176,7 @@ type BenchRow struct {
 	// concurrent workloads; zero otherwise.
 	BaselineThroughputRatio float64
 	// Beside names the binder whose twin of this workload ran beside it,
-	// turn about (bench.Beside); empty without one. BesideRatio is this
+	// turn about (results.Beside); empty without one. BesideRatio is this
 	// row's figure over the twin's from the same run: the p50 latency in
 	// sequential mode, the throughput in concurrent mode, as neither carries
 	// the machine's move between runs. BaselineBesideRatio is BesideRatio
@@ -334,7 +333,7 @@ func (m *Model) loadBench(dir, baseline string) {
 	if baseline != "" {
 		bfiles, _ := filepath.Glob(filepath.Join(baseline, "bench", "*.json"))
 		for _, f := range bfiles {
-			var items bench.DataItems
+			var items results.DataItems
 			// A result file holds no DataItems; the agreement reads it below.
 			if strings.HasSuffix(f, "-result.json") {
 				continue
@@ -351,24 +350,24 @@ func (m *Model) loadBench(dir, baseline string) {
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), "-result.json")
-		var res benchResult
+		var res results.Result
 		if err := readJSON(f, &res); err != nil {
 			m.problem("bench/%s: %v", filepath.Base(f), err)
 			continue
 		}
-		var items bench.DataItems
+		var items results.DataItems
 		if err := readJSON(filepath.Join(dir, "bench", name+".json"), &items); err != nil {
 			m.problem("bench/%s.json: %v", name, err)
 			continue
 		}
 		c := res.Pacing.Calibration
 		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment, Thresholds: res.Thresholds,
-			CalibrationSort: msOf(bench.Median(c.CPU)), CalibrationMemory: msOf(bench.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
+			CalibrationSort: msOf(results.Median(c.CPU)), CalibrationMemory: msOf(results.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		for _, pc := range res.Cost {
 			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
 		}
 		if len(base) > 0 {
-			var bres benchResult
+			var bres results.Result
 			if err := readJSON(filepath.Join(baseline, "bench", filepath.Base(f)), &bres); err != nil {
 				m.problem("baseline bench/%s: %v", filepath.Base(f), err)
 			}
@@ -388,19 +387,10 @@ func (m *Model) loadBench(dir, baseline string) {
 	}
 }
 
-// benchResult is what the report reads of a <scenario>-result.json.
-type benchResult struct {
-	Cost        []bench.Cost           `json:"cost"`
-	PodsBound   int                    `json:"podsBound"`
-	Pacing      bench.Pacing           `json:"pacing"`
-	Environment *results.Environment   `json:"environment"`
-	Thresholds  []bench.ThresholdCheck `json:"thresholds"`
-}
-
 // agreement compares the rows' ratios and the two runs' machine figures;
 // nil when no row has a baseline. base may be empty (its result file
 // missing): then only the latencies are compared.
-func agreement(rows []BenchRow, cur, base benchResult) *Agreement {
+func agreement(rows []BenchRow, cur, base results.Result) *Agreement {
 	a := &Agreement{}
 	logSum := 0.0
 	for _, r := range rows {
@@ -466,29 +456,28 @@ func farther(x, y float64) bool { return y == 0 || math.Abs(math.Log(x)) > math.
 // medianRatio is the median of now over the median of then; zero when
 // either has no samples.
 func medianRatio(now, then []time.Duration) float64 {
-	return ratio(float64(bench.Median(now)), float64(bench.Median(then)))
+	return ratio(float64(results.Median(now)), float64(results.Median(then)))
 }
 
 // loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
 // make bench-upstream) with gangconf's own run of the same scenario.
 func (m *Model) loadUpstream(dir string) {
-	name := bench.UpstreamScenario
-	var up bench.DataItems
+	name := results.UpstreamScenario
+	var up results.DataItems
 	if err := readJSON(filepath.Join(dir, "bench-upstream", name+".json"), &up); err != nil {
 		if !strings.Contains(err.Error(), "missing") {
 			m.problem("bench-upstream/%s.json: %v", name, err)
 		}
 		return
 	}
-	var ours bench.DataItems
+	var ours results.DataItems
 	if err := readJSON(filepath.Join(dir, "bench", name+".json"), &ours); err != nil {
 		m.problem("bench-upstream/ is there but bench/%s.json, gangconf's run to compare it with, is %v", name, err)
 		return
 	}
 	c := &UpstreamComparison{}
-	var upRes, ourRes struct {
-		Environment *results.Environment `json:"environment"`
-	}
+	var upRes results.UpstreamResult
+	var ourRes results.Result
 	if err := readJSON(filepath.Join(dir, "bench-upstream", name+"-result.json"), &upRes); err != nil {
 		m.problem("bench-upstream/%s-result.json: %v", name, err)
 	}
@@ -532,14 +521,14 @@ type figure struct {
 	hasAttempt             bool
 }
 
-func figures(items bench.DataItems) map[string]figure {
+func figures(items results.DataItems) map[string]figure {
 	out := map[string]figure{}
 	for _, it := range items.DataItems {
 		f := out[it.Labels["Name"]]
 		switch it.Labels["Metric"] {
-		case bench.ItemThroughput:
+		case results.ItemThroughput:
 			f.throughput = it.Data.Average
-		case bench.ItemAttempt:
+		case results.ItemAttempt:
 			f.attemptP50, f.hasAttempt = it.Data.Perc50, true
 		}
 		out[it.Labels["Name"]] = f
@@ -559,7 +548,7 @@ func ratio(a, b float64) float64 {
 type baselineFigures struct{ p50, throughput, beside float64 }
 
 // rows makes one table row per workload and size from the DataItems.
-func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
+func rows(items results.DataItems, base map[string]baselineFigures) []BenchRow {
 	byName := map[string]*BenchRow{}
 	var order []string
 	for _, it := range items.DataItems {
@@ -576,15 +565,15 @@ func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
 			order = append(order, name)
 		}
 		switch it.Labels["Metric"] {
-		case bench.ItemGangLatency:
+		case results.ItemGangLatency:
 			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
 			r.BaselineRatio = ratio(it.Data.Perc50, base[name].p50)
-		case bench.ItemThroughput:
+		case results.ItemThroughput:
 			r.Throughput = it.Data.Average
-			if r.Mode == bench.ModeConcurrent {
+			if r.Mode == results.ModeConcurrent {
 				r.BaselineThroughputRatio = ratio(it.Data.Average, base[name].throughput)
 			}
-		case bench.ItemAttempt:
+		case results.ItemAttempt:
 			r.ServerP50 = fmt.Sprintf("%.2f", it.Data.Perc50)
 			// Buckets reads "p50 in (1,2]ms p90 in ...": keep p50's bucket.
 			if f := strings.Fields(it.Labels["Buckets"]); len(f) >= 3 {
@@ -605,7 +594,7 @@ func rows(items bench.DataItems, base map[string]baselineFigures) []BenchRow {
 }
 
 // pairBeside gives each row whose workload has a twin (named
-// <workload>@<binder>, bench.TwinName) its ratio over the twin's row of the
+// <workload>@<binder>, results.TwinName) its ratio over the twin's row of the
 // same size.
 func pairBeside(rows []BenchRow) {
 	type key struct{ workload, size string }
@@ -622,7 +611,7 @@ func pairBeside(rows []BenchRow) {
 			continue
 		}
 		_, r.Beside, _ = strings.Cut(twin.Workload, "@")
-		if r.Mode == bench.ModeConcurrent {
+		if r.Mode == results.ModeConcurrent {
 			r.BesideRatio = ratio(r.Throughput, twin.Throughput)
 		} else {
 			r.BesideRatio = ratio(r.P50, twin.P50)

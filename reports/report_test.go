@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangconf/gangconf/bench"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -281,7 +281,7 @@ func baselineOf(t *testing.T, slower, costlier map[string]float64) string {
 	if err := os.Mkdir(filepath.Join(dir, "bench"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var items bench.DataItems
+	var items results.DataItems
 	if err := readJSON(filepath.Join(sample, "bench", "smoke.json"), &items); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func baselineOf(t *testing.T, slower, costlier map[string]float64) string {
 	if err := readJSON(filepath.Join(sample, "bench", "smoke-result.json"), &res); err != nil {
 		t.Fatal(err)
 	}
-	var cost []bench.Cost
+	var cost []results.Cost
 	if err := json.Unmarshal(res["cost"], &cost); err != nil {
 		t.Fatal(err)
 	}
@@ -375,8 +375,8 @@ func TestBaselineAgreementCountsSizesWithinTheTarget(t *testing.T) {
 
 func TestMachineAgreementDividesByTheAPIServersCPUPerPod(t *testing.T) {
 	rows := []BenchRow{{BaselineRatio: 1.25}, {BaselineRatio: 1.3}, {BaselineRatio: 1.1}, {BaselineRatio: 0.9}}
-	run := func(apiCPU float64) benchResult {
-		return benchResult{PodsBound: 100, Cost: []bench.Cost{{Process: "scheduler", CPUSeconds: 1}, {Process: MachineProcess, CPUSeconds: apiCPU}}}
+	run := func(apiCPU float64) results.Result {
+		return results.Result{PodsBound: 100, Cost: []results.Cost{{Process: "scheduler", CPUSeconds: 1}, {Process: MachineProcess, CPUSeconds: apiCPU}}}
 	}
 	// The API server spent 1.2 times the CPU per pod: divided by that, 1.04,
 	// 1.08 and 0.92 meet the target and 0.75 does not; undivided, only 1.1
@@ -390,20 +390,20 @@ func TestMachineAgreementDividesByTheAPIServersCPUPerPod(t *testing.T) {
 // A concurrent workload is compared by its throughput too, the figure it
 // measures; a sequential one only by its gangs' latencies.
 func TestConcurrentThroughputAgreementAgainstTheBaseline(t *testing.T) {
-	item := func(metric, name, mode string, v float64) bench.DataItem {
-		return bench.DataItem{Data: bench.Summary{Perc50: v, Average: v},
+	item := func(metric, name, mode string, v float64) results.DataItem {
+		return results.DataItem{Data: results.Summary{Perc50: v, Average: v},
 			Labels: map[string]string{"Metric": metric, "Name": name, "Size": "3", "Mode": mode}}
 	}
-	items := bench.DataItems{DataItems: []bench.DataItem{
-		item("GangLatency", "s/a/size=3", bench.ModeConcurrent, 1000), item("SchedulingThroughput", "s/a/size=3", bench.ModeConcurrent, 100),
-		item("GangLatency", "s/b/size=3", bench.ModeConcurrent, 1000), item("SchedulingThroughput", "s/b/size=3", bench.ModeConcurrent, 70),
-		item("GangLatency", "s/c/size=3", bench.ModeSequential, 1000), item("SchedulingThroughput", "s/c/size=3", bench.ModeSequential, 50),
+	items := results.DataItems{DataItems: []results.DataItem{
+		item("GangLatency", "s/a/size=3", results.ModeConcurrent, 1000), item("SchedulingThroughput", "s/a/size=3", results.ModeConcurrent, 100),
+		item("GangLatency", "s/b/size=3", results.ModeConcurrent, 1000), item("SchedulingThroughput", "s/b/size=3", results.ModeConcurrent, 70),
+		item("GangLatency", "s/c/size=3", results.ModeSequential, 1000), item("SchedulingThroughput", "s/c/size=3", results.ModeSequential, 50),
 	}}
 	// a at 1.11 meets the target, b at 0.70 does not; c's throughput, its
 	// gang size over each gang's latency, is no figure of its own.
 	base := map[string]baselineFigures{"s/a/size=3": {p50: 1000, throughput: 90}, "s/b/size=3": {p50: 1000, throughput: 100}, "s/c/size=3": {p50: 1000, throughput: 10}}
 	rs := rows(items, base)
-	a := agreement(rs, benchResult{}, benchResult{})
+	a := agreement(rs, results.Result{}, results.Result{})
 	if a.Within != 3 || a.ThroughputCompared != 2 || a.ThroughputWithin != 1 || a.ThroughputFarthest.Workload != "b" || rs[2].BaselineThroughputRatio != 0 {
 		t.Fatalf("agreement = %+v, rows = %+v", a, rs)
 	}
@@ -421,12 +421,12 @@ func TestConcurrentThroughputAgreementAgainstTheBaseline(t *testing.T) {
 // run: the p50 latency in sequential mode, the throughput in concurrent
 // mode; against a baseline, that ratio over the baseline's.
 func TestBesideRatiosWithinARunAndAgainstTheBaseline(t *testing.T) {
-	item := func(metric, name, size, mode string, v float64) bench.DataItem {
-		return bench.DataItem{Data: bench.Summary{Perc50: v, Average: v},
+	item := func(metric, name, size, mode string, v float64) results.DataItem {
+		return results.DataItem{Data: results.Summary{Perc50: v, Average: v},
 			Labels: map[string]string{"Metric": metric, "Name": name, "Size": size, "Mode": mode}}
 	}
-	seq, conc := bench.ModeSequential, bench.ModeConcurrent
-	items := bench.DataItems{DataItems: []bench.DataItem{
+	seq, conc := results.ModeSequential, results.ModeConcurrent
+	items := results.DataItems{DataItems: []results.DataItem{
 		item("GangLatency", "s/a/size=8", "8", seq, 300), item("SchedulingThroughput", "s/a/size=8", "8", seq, 26),
 		item("GangLatency", "s/a/size=64", "64", seq, 800),
 		item("GangLatency", "s/a@ceiling/size=8", "8", seq, 100), item("SchedulingThroughput", "s/a@ceiling/size=8", "8", seq, 80),
@@ -450,7 +450,7 @@ func TestBesideRatiosWithinARunAndAgainstTheBaseline(t *testing.T) {
 			t.Errorf("row %s: beside, ratio, over the baseline's = %q, want %q", name, got[name], want)
 		}
 	}
-	a := agreement(rs, benchResult{}, benchResult{})
+	a := agreement(rs, results.Result{}, results.Result{})
 	if a.BesideCompared != 3 || a.BesideWithin != 2 || a.BesideFarthest.Workload != "a" || a.BesideFarthest.Size != "8" {
 		t.Fatalf("agreement = %+v", a)
 	}

@@ -35,15 +35,7 @@ PROVIDER, RESULTS, BIN_DIR and the scheduler's settings (make help lists them).
 SCHEDULER:
 ` + kinds.Help("  ")
 
-func main() {
-	settings.NoArguments("gangbench", usage)
-	ctx, stop := settings.SignalContext()
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "gangbench: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { settings.Main("gangbench", usage, run) }
 
 func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
@@ -53,12 +45,12 @@ const besideSchedulerName = "gangconf-ceiling"
 
 // plan is what make bench asked for, from the environment.
 type plan struct {
-	scenarios []*bench.Scenario
+	scenarios []*results.Scenario
 	repeats   int
 	// ceiling is the ceiling's kind when it is the scheduler under test;
 	// nil otherwise.
 	ceiling *kinds.Kind
-	beside  *bench.Beside
+	beside  *results.Beside
 }
 
 func run(ctx context.Context) error {
@@ -78,7 +70,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 	}
-	var crossed []bench.ThresholdCheck
+	var crossed []results.ThresholdCheck
 	for _, c := range clusters {
 		cs := s
 		if c != "" {
@@ -138,8 +130,8 @@ func readPlan(s *settings.Settings) (plan, error) {
 // byClusterOf groups the scenarios by cluster profile, in order: scenarios
 // sharing a profile share one cluster. A provider other than kwok makes no
 // cluster of a profile: all run on the one it has.
-func byClusterOf(scenarios []*bench.Scenario, provider string) ([]string, map[string][]*bench.Scenario) {
-	byCluster := map[string][]*bench.Scenario{}
+func byClusterOf(scenarios []*results.Scenario, provider string) ([]string, map[string][]*results.Scenario) {
+	byCluster := map[string][]*results.Scenario{}
 	var clusters []string
 	for _, s := range scenarios {
 		if provider != "kwok" {
@@ -154,7 +146,7 @@ func byClusterOf(scenarios []*bench.Scenario, provider string) ([]string, map[st
 }
 
 // besideOf reads BESIDE: empty for none, or a bench-only kind (the ceiling).
-func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
+func besideOf(v string, useCeiling bool) (*results.Beside, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -165,12 +157,12 @@ func besideOf(v string, useCeiling bool) (*bench.Beside, error) {
 	if useCeiling {
 		return nil, fmt.Errorf("BESIDE=%s: the ceiling is already the scheduler under test", v)
 	}
-	return &bench.Beside{Name: k.Name, SchedulerName: besideSchedulerName}, nil
+	return &results.Beside{Name: k.Name, SchedulerName: besideSchedulerName}, nil
 }
 
 // runOnCluster runs the scenarios on one cluster and returns the thresholds
 // their results crossed.
-func runOnCluster(ctx context.Context, s settings.Settings, p plan, scenarios []*bench.Scenario, out, plots string) (crossed []bench.ThresholdCheck, err error) {
+func runOnCluster(ctx context.Context, s settings.Settings, p plan, scenarios []*results.Scenario, out, plots string) (crossed []results.ThresholdCheck, err error) {
 	env, err := harness.Up(ctx, s, false, logf)
 	if err != nil {
 		return nil, err
@@ -240,8 +232,8 @@ func target(ctx context.Context, env *harness.Env) (bench.Target, error) {
 
 // runScenario runs the scenario repeats times, writes the results of all
 // repeats together with their plots, and returns its thresholds' checks.
-func runScenario(ctx context.Context, t bench.Target, sc *bench.Scenario, repeats int, desc *results.Environment, out, plots string) ([]bench.ThresholdCheck, error) {
-	var all *bench.Result
+func runScenario(ctx context.Context, t bench.Target, sc *results.Scenario, repeats int, desc *results.Environment, out, plots string) ([]results.ThresholdCheck, error) {
+	var all *results.Result
 	for r := 0; r < repeats; r++ {
 		res, err := bench.Run(ctx, t, sc, logf)
 		if err != nil {
@@ -255,19 +247,19 @@ func runScenario(ctx context.Context, t bench.Target, sc *bench.Scenario, repeat
 		}
 	}
 	all.Environment = desc
-	all.Thresholds = all.CheckThresholds()
+	all.Thresholds = bench.CheckThresholds(all)
 	for _, c := range all.Thresholds {
 		logf("%s: threshold %s", sc.Name, c)
 	}
-	if err := all.Write(out); err != nil {
+	if err := bench.Write(out, all); err != nil {
 		return nil, err
 	}
-	_, err := all.Plot(plots)
+	_, err := bench.Plot(plots, all)
 	return all.Thresholds, err
 }
 
 // restrictSizes keeps only the listed PodGroup sizes (SIZES=1,8,64).
-func restrictSizes(scenarios []*bench.Scenario, list string) error {
+func restrictSizes(scenarios []*results.Scenario, list string) error {
 	if strings.TrimSpace(list) == "" {
 		return nil
 	}
@@ -289,7 +281,7 @@ func restrictSizes(scenarios []*bench.Scenario, list string) error {
 			}
 			s.Workloads[i].Sizes = sizes
 		}
-		var ws []bench.Workload
+		var ws []results.Workload
 		for _, w := range s.Workloads {
 			if len(w.Sizes) > 0 {
 				ws = append(ws, w)

@@ -29,24 +29,6 @@ import (
 // runTimeout bounds one test binary's run; the six workloads took minutes.
 const runTimeout = time.Hour
 
-// PackageRun is one run of one upstream test binary.
-type PackageRun struct {
-	Package   string   `json:"package"`
-	Workloads []string `json:"workloads"`
-	Args      []string `json:"args"`
-	// DataItems is upstream's own file, as it wrote it, relative to the output.
-	DataItems   string  `json:"dataItems"`
-	TookSeconds float64 `json:"tookSeconds"`
-}
-
-// UpstreamResult is what upstream-gangs-result.json records beside the
-// converted DataItems.
-type UpstreamResult struct {
-	Environment results.Environment      `json:"environment"`
-	Workloads   []bench.UpstreamWorkload `json:"workloads"`
-	Runs        []PackageRun             `json:"runs"`
-}
-
 const usage = `usage: upstreambench (no arguments; make bench-upstream runs it)
 
 Settings come from the environment, as make bench-upstream passes them:
@@ -54,22 +36,14 @@ RESULTS, BIN_DIR and UPSTREAM_WORKLOADS (names, comma-separated; empty: all
 six of upstream-gangs).
 `
 
-func main() {
-	settings.NoArguments("upstreambench", usage)
-	ctx, stop := settings.SignalContext()
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "upstreambench: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { settings.Main("upstreambench", usage, run) }
 
 func run(ctx context.Context) error {
 	resultsDir, binDir := os.Getenv("RESULTS"), os.Getenv("BIN_DIR")
 	if resultsDir == "" || binDir == "" {
 		return errors.New("RESULTS and BIN_DIR must be set (make bench-upstream sets them)")
 	}
-	s, err := bench.Load(bench.UpstreamScenario)
+	s, err := bench.Load(results.UpstreamScenario)
 	if err != nil {
 		return err
 	}
@@ -83,7 +57,7 @@ func run(ctx context.Context) error {
 	}
 	// Workloads by package, in the scenario's order.
 	var pkgs []string
-	byPkg := map[string][]bench.UpstreamWorkload{}
+	byPkg := map[string][]results.UpstreamWorkload{}
 	for _, w := range ws {
 		if _, ok := byPkg[w.Package]; !ok {
 			pkgs = append(pkgs, w.Package)
@@ -96,23 +70,9 @@ func run(ctx context.Context) error {
 	}
 	dirs := map[string]string{}
 	for _, p := range pkgs {
-		dir, err := goOutput(ctx, "list", "-f", "{{.Dir}}", bench.UpstreamPackage+"/"+p)
-		if err != nil {
+		if dirs[p], err = packageDir(ctx, binDir, p, byPkg[p]); err != nil {
 			return err
 		}
-		cfg, err := os.ReadFile(filepath.Join(dir, "performance-config.yaml"))
-		if err != nil {
-			return err
-		}
-		for _, w := range byPkg[p] {
-			if err := bench.CheckUpstreamConfig(cfg, w); err != nil {
-				return err
-			}
-		}
-		if _, err := os.Stat(testBinary(binDir, p)); err != nil {
-			return fmt.Errorf("test binary of %s missing (make bench-upstream builds it): %w", p, err)
-		}
-		dirs[p] = dir
 	}
 
 	out := filepath.Join(resultsDir, "bench-upstream")
@@ -120,8 +80,8 @@ func run(ctx context.Context) error {
 	if err := os.RemoveAll(out); err != nil {
 		return err
 	}
-	res := UpstreamResult{Environment: environment(ctx), Workloads: ws}
-	merged := bench.DataItems{Version: "v1"}
+	res := results.UpstreamResult{Environment: environment(ctx), Workloads: ws}
+	merged := results.DataItems{Version: "v1"}
 	for _, p := range pkgs {
 		pr, items, err := runPackage(ctx, binDir, modCache, dirs[p], out, p, byPkg[p])
 		if err != nil {
@@ -130,10 +90,10 @@ func run(ctx context.Context) error {
 		res.Runs = append(res.Runs, pr)
 		merged.DataItems = append(merged.DataItems, items.DataItems...)
 	}
-	if err := results.WriteJSON(filepath.Join(out, bench.UpstreamScenario+".json"), merged); err != nil {
+	if err := results.WriteJSON(filepath.Join(out, results.UpstreamScenario+".json"), merged); err != nil {
 		return err
 	}
-	if err := results.WriteJSON(filepath.Join(out, bench.UpstreamScenario+"-result.json"), res); err != nil {
+	if err := results.WriteJSON(filepath.Join(out, results.UpstreamScenario+"-result.json"), res); err != nil {
 		return err
 	}
 	for _, it := range merged.DataItems {
@@ -145,23 +105,47 @@ func run(ctx context.Context) error {
 	return nil
 }
 
+// packageDir finds the folder of upstream's package pkg in the module cache
+// and checks, before anything runs, that its configuration has the
+// workloads as gangconf's scenario implies them and that its test binary
+// is built.
+func packageDir(ctx context.Context, binDir, pkg string, ws []results.UpstreamWorkload) (string, error) {
+	dir, err := goOutput(ctx, "list", "-f", "{{.Dir}}", bench.UpstreamPackage+"/"+pkg)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "performance-config.yaml"))
+	if err != nil {
+		return "", err
+	}
+	for _, w := range ws {
+		if err := bench.CheckUpstreamConfig(cfg, w); err != nil {
+			return "", err
+		}
+	}
+	if _, err := os.Stat(testBinary(binDir, pkg)); err != nil {
+		return "", fmt.Errorf("test binary of %s missing (make bench-upstream builds it): %w", pkg, err)
+	}
+	return dir, nil
+}
+
 func testBinary(binDir, pkg string) string {
 	return filepath.Join(binDir, "scheduler_perf-"+pkg+".test")
 }
 
 // runPackage runs one test binary over its workloads and converts what it wrote.
-func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws []bench.UpstreamWorkload) (PackageRun, bench.DataItems, error) {
+func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws []results.UpstreamWorkload) (results.PackageRun, results.DataItems, error) {
 	raw := filepath.Join(out, "raw", pkg)
 	logs := filepath.Join(raw, "logs")
 	tmp := filepath.Join(out, "tmp")
 	for _, d := range []string{logs, tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return PackageRun{}, bench.DataItems{}, err
+			return results.PackageRun{}, results.DataItems{}, err
 		}
 	}
 	// etcd's data and the test's temporary files go under tmp, removed after.
 	defer os.RemoveAll(tmp)
-	pr := PackageRun{Package: pkg, Args: []string{
+	pr := results.PackageRun{Package: pkg, Args: []string{
 		"-test.run=^$",
 		"-test.bench=" + bench.UpstreamBenchRegexp(ws[0].TestCase, ws),
 		// Each workload once; without it Go's benchmark loop may repeat one.
@@ -175,7 +159,7 @@ func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws 
 	}
 	logFile, err := os.Create(filepath.Join(raw, "output.log"))
 	if err != nil {
-		return pr, bench.DataItems{}, err
+		return pr, results.DataItems{}, err
 	}
 	defer logFile.Close()
 
@@ -210,21 +194,21 @@ func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws 
 	err = cmd.Run()
 	pr.TookSeconds = time.Since(start).Round(time.Second).Seconds()
 	if err != nil {
-		return pr, bench.DataItems{}, fmt.Errorf("upstream %s failed after %.0fs: %w (output in %s, failed workloads' logs in %s)", pkg, pr.TookSeconds, err, logFile.Name(), logs)
+		return pr, results.DataItems{}, fmt.Errorf("upstream %s failed after %.0fs: %w (output in %s, failed workloads' logs in %s)", pkg, pr.TookSeconds, err, logFile.Name(), logs)
 	}
 	fmt.Printf("upstream %s: done in %.0fs\n", pkg, pr.TookSeconds)
 	files, _ := filepath.Glob(filepath.Join(raw, "BenchmarkPerfScheduling_*.json"))
 	if len(files) != 1 {
-		return pr, bench.DataItems{}, fmt.Errorf("upstream %s: want one DataItems file in %s, found %d", pkg, raw, len(files))
+		return pr, results.DataItems{}, fmt.Errorf("upstream %s: want one DataItems file in %s, found %d", pkg, raw, len(files))
 	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
-		return pr, bench.DataItems{}, err
+		return pr, results.DataItems{}, err
 	}
 	pr.DataItems, _ = filepath.Rel(out, files[0])
-	items, err := bench.ConvertUpstream(data, bench.UpstreamScenario, ws)
+	items, err := bench.ConvertUpstream(data, results.UpstreamScenario, ws)
 	if err != nil {
-		return pr, bench.DataItems{}, fmt.Errorf("%s: %w", files[0], err)
+		return pr, results.DataItems{}, fmt.Errorf("%s: %w", files[0], err)
 	}
 	return pr, items, nil
 }
@@ -241,11 +225,11 @@ func goOutput(ctx context.Context, args ...string) (string, error) {
 
 // environment describes upstream's run: its scheduler runs in the test
 // process against an in-process API server, with fake nodes and no kubelet.
-func environment(ctx context.Context) results.Environment {
+func environment(ctx context.Context) *results.Environment {
 	env := results.Local()
 	env.Provider = "scheduler_perf (in-process API server and scheduler, fake nodes)"
 	env.FeatureGates = "GenericWorkload=true"
 	env.KubernetesVersion, _ = goOutput(ctx, "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes")
 	env.Scheduler = results.Scheduler{Name: "upstream scheduler_perf", SchedulerName: "default-scheduler", Version: env.KubernetesVersion, FeatureGates: env.FeatureGates}
-	return env
+	return &env
 }

@@ -1,8 +1,3 @@
-// Package results is what a run leaves in its results directory, as the
-// report reads it back: environment.json (Environment), and each benchmark
-// scenario's <scenario>.json (perf-dash DataItems) and <scenario>-result.json
-// (Result). Whatever writes or reads these files uses these types; a field
-// renamed here is renamed in the files.
 package results
 
 import (

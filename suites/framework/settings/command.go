@@ -35,3 +35,18 @@ func NoArguments(name, usage string) {
 	fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n%s", name, os.Args[1], usage)
 	os.Exit(2)
 }
+
+// Main is the main function of a command that takes its settings from the
+// environment: it refuses arguments (NoArguments), runs run until it
+// returns or a signal ends it (SignalContext), and exits with status 1 and
+// the error, after name, when run fails.
+func Main(name, usage string, run func(context.Context) error) {
+	NoArguments(name, usage)
+	ctx, stop := SignalContext()
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
