@@ -80,6 +80,37 @@ var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha"
 		gomega.Expect(pl.Nodes).NotTo(gomega.ContainElement(sl.Nodes.Node(0).Name), "the node without a rack label is not used")
 	})
 
+	ginkgo.It("never uses nodes without the topology label, even when together they would hold the gang: it stays Pending (watched for 5s after every member was tried)", func(ctx context.Context) {
+		// Nodes 0 and 1 have no rack label and are empty; rack-1 (nodes 2
+		// and 3) has its GPUs taken. Only the unlabelled pair has room.
+		sl := s.CustomSlice(ctx, "gpu-8x", 4, 2, func(i int, n *corev1.Node) {
+			if i < 2 {
+				delete(n.Labels, fixtures.LabelRack)
+			}
+		})
+		for _, i := range []int{2, 3} {
+			s.Occupy(ctx, sl, sl.Nodes.Node(i).Name, "gpus-taken-"+sl.Nodes.Node(i).Name, gang.GPUs(8))
+		}
+		g := inOneRack(s.GPUGang("unlabelled", sl, 2, 2, 8))
+		f.Create(ctx, g)
+		f.ExpectTried(ctx, g)
+		f.ExpectStaysBound(ctx, g, 0, "the gang is not placed on nodes that belong to no rack")
+	})
+
+	ginkgo.It("places a gang in the rack that holds all its members, not one that holds only its quorum", func(ctx context.Context) {
+		// rack-0 (nodes 0-2) has room for three 8-GPU members, rack-1
+		// (nodes 3-5, node 5's GPUs taken) for two, the minCount; rack-0's
+		// CPUs are crowded, so a scorer of free CPU alone would prefer rack-1.
+		sl := s.Slice(ctx, "gpu-8x", 6, 3)
+		s.Occupy(ctx, sl, sl.Nodes.Node(5).Name, "gpus-taken", gang.GPUs(8))
+		crowd(ctx, s, sl, 0, 1, 2)
+		g := inOneRack(s.GPUGang("most", sl, 2, 3, 8))
+		f.Create(ctx, g)
+		pl := f.ExpectOneDomain(ctx, g, fixtures.LabelRack)
+		gomega.Expect(pl.Nodes).To(gomega.ConsistOf(sl.Nodes.Node(0).Name, sl.Nodes.Node(1).Name, sl.Nodes.Node(2).Name),
+			"all three members are in rack-0")
+	})
+
 	ginkgo.It("a member that arrives after its gang was placed goes only to the gang's rack: with that rack full it stays Pending, though another rack is empty (watched for 5s)", func(ctx context.Context) {
 		// Two racks of one node each.
 		sl := s.Slice(ctx, "gpu-8x", 2, 1)

@@ -14,8 +14,9 @@ import (
 
 	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/reference-scheduler/mutants"
-	"github.com/gangconf/gangconf/suites/framework/settings"
 	"github.com/gangconf/gangconf/suites/framework/mutation"
+	"github.com/gangconf/gangconf/suites/framework/results"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
 const usage = `usage: gangmutants -catalogue FILE -build-dir DIR
@@ -60,7 +61,7 @@ func run(ctx context.Context, catalogue, buildDir string) error {
 	}
 	res, err := c.Run(ctx, selected)
 	if res != nil {
-		fmt.Printf("%s; results in %s\n", res.Score, filepath.Join(c.Dir, mutation.ResultsFile))
+		fmt.Printf("%s; results in %s\n", res.Score, filepath.Join(c.Dir, results.MutantsFile))
 	}
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func run(ctx context.Context, catalogue, buildDir string) error {
 
 // checkScore fails a campaign whose score is below MUTANTS_MIN_SCORE (a
 // percentage; unset: any score passes).
-func checkScore(s mutation.Score, min string) error {
+func checkScore(s results.Score, min string) error {
 	if min == "" {
 		return nil
 	}
@@ -78,7 +79,7 @@ func checkScore(s mutation.Score, min string) error {
 	if err != nil || want < 0 || want > 100 {
 		return fmt.Errorf("MUTANTS_MIN_SCORE=%q is not a percentage", min)
 	}
-	if s.Counts[mutation.Killed]+s.Counts[mutation.Survived] == 0 || s.Percent < want {
+	if s.Counts[results.Killed]+s.Counts[results.Survived] == 0 || s.Percent < want {
 		return fmt.Errorf("mutation score %.1f%% is below MUTANTS_MIN_SCORE=%s", s.Percent, min)
 	}
 	return nil

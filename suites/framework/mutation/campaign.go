@@ -11,42 +11,8 @@ import (
 	"time"
 
 	"github.com/gangconf/gangconf/reference-scheduler/mutants"
+	"github.com/gangconf/gangconf/suites/framework/results"
 )
-
-// ResultsFile is where a campaign writes its results, inside its directory.
-const ResultsFile = "mutants.json"
-
-// Results is what `make mutants` writes and the report reads.
-type Results struct {
-	Started time.Time `json:"started"`
-	Seconds float64   `json:"seconds"`
-	// Full is set when every suite ran to its end for every mutant
-	// (MUTANTS_FULL=1), so KilledBy lists every killing spec, not the first.
-	Full bool `json:"full"`
-	// ReferenceFailed lists the specs that failed on the unmutated reference
-	// in the same sitting: a mutant failing only these is undecided.
-	ReferenceFailed []string `json:"referenceFailed,omitempty"`
-	Mutants         []Mutant `json:"mutants"`
-	Score           Score    `json:"score"`
-}
-
-// Mutant is one mutant's verdict.
-type Mutant struct {
-	Name    string `json:"name"`
-	Area    string `json:"area"`
-	Kind    string `json:"kind"`
-	Bug     string `json:"bug"`
-	Outcome string `json:"outcome"`
-	// KilledBy are the specs that failed on the mutant and passed on the
-	// reference.
-	KilledBy []string `json:"killedBy,omitempty"`
-	// Reason says why a mutant is equivalent, stale, unbuildable or
-	// undecided.
-	Reason       string   `json:"reason,omitempty"`
-	Suites       []string `json:"suites,omitempty"`
-	BuildSeconds float64  `json:"buildSeconds,omitempty"`
-	RunSeconds   float64  `json:"runSeconds,omitempty"`
-}
 
 // Campaign runs a selection of mutants against the suites.
 type Campaign struct {
@@ -68,8 +34,8 @@ type Campaign struct {
 
 // Run judges each mutant in turn, writing the results after each one so
 // that a stopped campaign keeps what it found.
-func (c *Campaign) Run(ctx context.Context, selected []mutants.Mutant) (*Results, error) {
-	res := &Results{Started: time.Now(), Full: c.Full}
+func (c *Campaign) Run(ctx context.Context, selected []mutants.Mutant) (*results.Mutants, error) {
+	res := &results.Mutants{Started: time.Now(), Full: c.Full}
 	reference, err := c.referenceFailures(ctx, selected)
 	if err != nil {
 		return nil, err
@@ -95,21 +61,21 @@ func (c *Campaign) Run(ctx context.Context, selected []mutants.Mutant) (*Results
 	return res, nil
 }
 
-func summary(v Mutant) string {
+func summary(v results.MutantVerdict) string {
 	if len(v.KilledBy) > 0 {
 		return "by " + strings.Join(v.KilledBy, "; ")
 	}
 	return v.Reason
 }
 
-func (c *Campaign) write(res *Results, outcomes []string) error {
+func (c *Campaign) write(res *results.Mutants, outcomes []string) error {
 	res.Seconds = time.Since(res.Started).Seconds()
-	res.Score = NewScore(outcomes)
+	res.Score = results.NewScore(outcomes)
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(c.Dir, ResultsFile), data, 0o644)
+	return os.WriteFile(filepath.Join(c.Dir, results.MutantsFile), data, 0o644)
 }
 
 // referenceFailures runs the reference on every suite the selection needs,
@@ -124,19 +90,19 @@ func (c *Campaign) referenceFailures(ctx context.Context, selected []mutants.Mut
 	}
 	out := map[string]map[string]bool{}
 	for _, s := range suites {
-		var results []Result
+		var rs []Result
 		var err error
 		if s == CoreExtended && c.ReferenceReport != "" {
-			results, err = ReadReport(c.ReferenceReport)
+			rs, err = ReadReport(c.ReferenceReport)
 		} else {
 			c.Logf("reference: %s suite", s.Name)
-			results, err = c.Runner.Run(ctx, c.Reference, s, filepath.Join(c.Dir, "reference", s.Name), false)
+			rs, err = c.Runner.Run(ctx, c.Reference, s, filepath.Join(c.Dir, "reference", s.Name), false)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the reference's %s run: %w", s.Name, err)
 		}
-		out[s.Name] = Failures(results)
-		c.Logf("reference: %s suite, %d specs ran, %d failed", s.Name, ran(results), len(out[s.Name]))
+		out[s.Name] = Failures(rs)
+		c.Logf("reference: %s suite, %d specs ran, %d failed", s.Name, ran(rs), len(out[s.Name]))
 	}
 	return out, nil
 }
@@ -144,10 +110,10 @@ func (c *Campaign) referenceFailures(ctx context.Context, selected []mutants.Mut
 // judge builds or configures one mutant and runs its suites: the alpha one
 // first for a mutant of an alpha feature, then the core and extended one,
 // stopping at the first kill unless the campaign is full.
-func (c *Campaign) judge(ctx context.Context, m mutants.Mutant, reference map[string]map[string]bool) (Mutant, error) {
-	v := Mutant{Name: m.Name, Area: m.Area, Kind: m.Kind, Bug: m.Bug}
+func (c *Campaign) judge(ctx context.Context, m mutants.Mutant, reference map[string]map[string]bool) (results.MutantVerdict, error) {
+	v := results.MutantVerdict{Name: m.Name, Area: m.Area, Kind: m.Kind, Bug: m.Bug}
 	if m.Equivalent != "" {
-		v.Outcome, v.Reason = Equivalent, m.Equivalent
+		v.Outcome, v.Reason = results.Equivalent, m.Equivalent
 		return v, nil
 	}
 	start := time.Now()
@@ -167,28 +133,28 @@ func (c *Campaign) judge(ctx context.Context, m mutants.Mutant, reference map[st
 	case ctx.Err() != nil:
 		return v, ctx.Err()
 	case err != nil:
-		v.Outcome, v.Reason = Undecided, err.Error()
+		v.Outcome, v.Reason = results.Undecided, err.Error()
 	case len(v.KilledBy) > 0:
-		v.Outcome = Killed
+		v.Outcome = results.Killed
 	case len(onBoth) > 0:
-		v.Outcome, v.Reason = Undecided, "failed only specs that also failed on the reference: "+strings.Join(onBoth, "; ")
+		v.Outcome, v.Reason = results.Undecided, "failed only specs that also failed on the reference: "+strings.Join(onBoth, "; ")
 	default:
-		v.Outcome = Survived
+		v.Outcome = results.Survived
 	}
 	return v, nil
 }
 
 // runSuites runs the mutant's suites, adding the specs that kill it to v,
 // and returns the specs that failed on it and on the reference alike.
-func (c *Campaign) runSuites(ctx context.Context, m mutants.Mutant, sched Scheduler, reference map[string]map[string]bool, v *Mutant) ([]string, error) {
+func (c *Campaign) runSuites(ctx context.Context, m mutants.Mutant, sched Scheduler, reference map[string]map[string]bool, v *results.MutantVerdict) ([]string, error) {
 	var onBoth []string
 	for _, s := range c.suites(m) {
 		v.Suites = append(v.Suites, s.Name)
-		results, err := c.Runner.Run(ctx, sched, s, filepath.Join(c.Dir, m.Name, s.Name), !c.Full)
+		rs, err := c.Runner.Run(ctx, sched, s, filepath.Join(c.Dir, m.Name, s.Name), !c.Full)
 		if err != nil {
 			return onBoth, err
 		}
-		killers, both := Judge(reference[base(s.Name)], results)
+		killers, both := Judge(reference[base(s.Name)], rs)
 		v.KilledBy = append(v.KilledBy, killers...)
 		onBoth = append(onBoth, both...)
 		if len(v.KilledBy) > 0 && !c.Full {
@@ -247,7 +213,7 @@ func (c *Campaign) scheduler(ctx context.Context, m mutants.Mutant) (Scheduler, 
 	overlay, err := m.Overlay(c.Workspace.Src, dir)
 	var stale *mutants.StaleError
 	if errors.As(err, &stale) {
-		return Scheduler{}, Stale, err
+		return Scheduler{}, results.Stale, err
 	}
 	if err != nil {
 		return Scheduler{}, "", err
@@ -257,7 +223,7 @@ func (c *Campaign) scheduler(ctx context.Context, m mutants.Mutant) (Scheduler, 
 		if ctx.Err() != nil {
 			return Scheduler{}, "", ctx.Err()
 		}
-		return Scheduler{}, Unbuildable, err
+		return Scheduler{}, results.Unbuildable, err
 	}
 	return Scheduler{Binary: bin, Config: c.Reference.Config}, "", nil
 }

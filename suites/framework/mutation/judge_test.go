@@ -30,16 +30,6 @@ func TestJudgeKillsOnlyOnSpecsThatPassedOnTheReference(t *testing.T) {
 	}
 }
 
-func TestScoreLeavesOutWhatRanToNoVerdict(t *testing.T) {
-	s := NewScore([]string{Killed, Killed, Killed, Survived, Equivalent, Undecided, Stale, Unbuildable})
-	if s.Percent != 75 {
-		t.Errorf("percent %.1f, want 75 (3 killed of 3 killed + 1 survived)", s.Percent)
-	}
-	if got := s.String(); got != "mutation score 75.0% (3 killed, 1 survived, 1 undecided, 1 equivalent, 1 stale, 1 unbuildable)" {
-		t.Errorf("String() = %q", got)
-	}
-}
-
 // A scheduler that never turns ready fails the suite's setup: that is a
 // kill, named by the setup node, and the specs it skipped are not.
 func TestReadReportKeepsAFailedSetup(t *testing.T) {
