@@ -76,8 +76,8 @@ type Outcome struct {
 	Labels []string
 }
 
-// ReadReport reads the outcomes of every spec from a Ginkgo JSON report.
-func ReadReport(path string) ([]Outcome, error) {
+// ReadGinkgoReport reads a Ginkgo JSON report (--json-report).
+func ReadGinkgoReport(path string) ([]types.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -85,6 +85,15 @@ func ReadReport(path string) ([]Outcome, error) {
 	var reports []types.Report
 	if err := json.Unmarshal(data, &reports); err != nil {
 		return nil, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
+	}
+	return reports, nil
+}
+
+// ReadReport reads the outcomes of every spec from a Ginkgo JSON report.
+func ReadReport(path string) ([]Outcome, error) {
+	reports, err := ReadGinkgoReport(path)
+	if err != nil {
+		return nil, err
 	}
 	var out []Outcome
 	for _, r := range reports {

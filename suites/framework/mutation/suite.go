@@ -5,7 +5,6 @@ package mutation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/controls"
 )
 
 // Suite is one run of the conformance suite: the specs of a label filter on
@@ -155,13 +155,9 @@ func ran(results []Result) int {
 // ReadReport reads a Ginkgo JSON report: every spec, and the suite's setup
 // when it failed (a scheduler that never turned ready fails the suite there).
 func ReadReport(path string) ([]Result, error) {
-	data, err := os.ReadFile(path)
+	reports, err := controls.ReadGinkgoReport(path)
 	if err != nil {
 		return nil, err
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(data, &reports); err != nil {
-		return nil, fmt.Errorf("%s: not a Ginkgo JSON report: %w", path, err)
 	}
 	var out []Result
 	for _, rep := range reports {

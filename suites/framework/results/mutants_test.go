@@ -11,4 +11,3 @@ func TestScoreLeavesOutWhatRanToNoVerdict(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
-
