@@ -11,12 +11,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gangconf/gangconf/suites/framework/controls"
 	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
-const usage = `usage: gangconf <command> [flags]
+var usage = `usage: gangconf <command> [flags]
 
 commands:
   cluster-up      make a cluster (CLUSTER, PROVIDER) with the scheduler under test (SCHEDULER) running;
@@ -25,14 +28,16 @@ commands:
   check-controls  compare a negative control's report with the specs it must fail
   coverage        write suites/conformance/COVERAGE.md (semantics item -> specs -> what fails them)
                   from a dry run's Ginkgo report and the controls record; -check only compares
-`
+
+SCHEDULER, the scheduler under test (from the environment, as make passes it):
+` + kinds.Help("  ")
 
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	ctx, stop := harness.SignalContext()
+	ctx, stop := settings.SignalContext()
 	defer stop()
 	var err error
 	switch os.Args[1] {
@@ -60,7 +65,7 @@ func main() {
 func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
 func clusterUp(ctx context.Context) error {
-	s := harness.FromEnv()
+	s := settings.FromEnv()
 	if s.Provider != "kwok" && s.Provider != "kind" {
 		return fmt.Errorf("cluster-up makes kwok and kind clusters only; PROVIDER=%s needs none", s.Provider)
 	}
@@ -91,7 +96,7 @@ func clusterUp(ctx context.Context) error {
 }
 
 func clusterDown() error {
-	s := harness.FromEnv()
+	s := settings.FromEnv()
 	env, err := harness.Attach(s)
 	if err != nil {
 		logf("nothing to remove: %v", err)
@@ -107,7 +112,8 @@ func clusterDown() error {
 
 func checkControls(args []string) error {
 	fs := flag.NewFlagSet("check-controls", flag.ContinueOnError)
-	control := fs.String("control", "", "name of the negative control that ran")
+	controlNames := strings.Join(kinds.Names(kinds.Control), ", ")
+	control := fs.String("control", "", "name of the negative control that ran: "+controlNames)
 	report := fs.String("report", "", "ginkgo JSON report of the control's run")
 	record := fs.String("record", "", "record of which control fails which spec")
 	labels := fs.String("label-filter", "", "the specs the run covered (Ginkgo label filter); only they are judged, and none of their kills may be skipped")
@@ -116,6 +122,9 @@ func checkControls(args []string) error {
 	}
 	if *control == "" || *report == "" || *record == "" {
 		return fmt.Errorf("needs -control, -report and -record")
+	}
+	if k, err := kinds.Lookup(*control); err != nil || k.Class != kinds.Control {
+		return fmt.Errorf("-control %q is not a negative control (known: %s)", *control, controlNames)
 	}
 	return controls.CheckFiles(*control, *report, *record, *labels, os.Stdout)
 }

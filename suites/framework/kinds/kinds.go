@@ -159,6 +159,17 @@ func known() string {
 	return strings.Join(names, ", ")
 }
 
+// Names lists the names of the kinds of class c, in help order.
+func Names(c Class) []string {
+	var out []string
+	for _, k := range all {
+		if k.Class == c {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
 // BenchOnly says whether only make bench can run it.
 func (k Kind) BenchOnly() bool { return k.Class == Ceiling }
 

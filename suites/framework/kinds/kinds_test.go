@@ -64,6 +64,15 @@ func TestLookupListsTheKnownKinds(t *testing.T) {
 	}
 }
 
+func TestNamesOfAClass(t *testing.T) {
+	if got := strings.Join(Names(Control), " "); got != "no-gang no-api no-preemption no-alpha no-job-workload" {
+		t.Errorf("controls = %s", got)
+	}
+	if got := Names(External); len(got) != 1 || got[0] != string(External) {
+		t.Errorf("external kinds = %v", got)
+	}
+}
+
 func TestHelpNamesEveryKind(t *testing.T) {
 	h := Help("  ")
 	for _, k := range All() {
