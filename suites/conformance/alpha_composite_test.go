@@ -98,19 +98,31 @@ var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:
 			WithTimeout(framework.QuietWindow).Should(gomega.Equal([]int{0, 0}), "no child is bound (watched for 5s)")
 	})
 
-	ginkgo.It("bind the children that fit once minGroupCount of them do; the child that does not fit binds nothing (watched for 5s)", func(ctx context.Context) {
-		// Four 8-GPU nodes hold two of the three children of two 8-GPU
-		// members each. Members arrive interleaved, as a pod-by-pod
+	ginkgo.It("bind no child while only one fits, then, once room for two is free, bind the two that fit whole; the third binds nothing (watched for 5s each)", func(ctx context.Context) {
+		// Four 8-GPU nodes, two of them held by single pods at first: room
+		// for one of the three children of two 8-GPU members each, where
+		// minGroupCount is 2. Members arrive interleaved, as a pod-by-pod
 		// scheduler would split them.
-		children := composite(ctx, s, s.Slice(ctx, "gpu-8x", 4, 4), "two-of-three", 2, 3, 2)
+		sl := s.Slice(ctx, "gpu-8x", 4, 4)
+		fillers := s.GPUGang("filler", sl, 0, 2, 8)
+		fillers.Standalone = true
+		f.Create(ctx, fillers)
+		f.ExpectBound(ctx, fillers, 2, "two single pods hold two of the four nodes")
+		children := composite(ctx, s, sl, "two-of-three", 2, 3, 2)
 		for i := 0; i < 2; i++ {
 			for _, c := range children {
 				gomega.Expect(c.CreatePods(ctx, f.Client, i, i+1)).To(gomega.Succeed())
 			}
 		}
+		for _, c := range children {
+			f.ExpectTried(ctx, c)
+		}
+		gomega.Consistently(ctx, boundCounts).WithArguments(children).
+			WithTimeout(framework.QuietWindow).Should(gomega.Equal([]int{0, 0, 0}), "with room for one child only, no child is bound (watched for 5s)")
+		gomega.Expect(fillers.Finish(ctx, f.Client)).To(gomega.Succeed())
 		bothOrNone := gomega.ConsistOf(2, 2, 0)
 		gomega.Eventually(ctx, boundCounts).WithArguments(children).
-			WithTimeout(framework.Patience).Should(bothOrNone, "two children are bound whole, the third not at all")
+			WithTimeout(framework.Patience).Should(bothOrNone, "once the single pods finish, two children are bound whole, the third not at all")
 		gomega.Consistently(ctx, boundCounts).WithArguments(children).
 			WithTimeout(framework.QuietWindow).Should(bothOrNone, "and it stays so (watched for 5s)")
 	})
