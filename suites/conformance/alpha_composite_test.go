@@ -13,7 +13,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/preflight"
 )
 
 // Template names of the composite Workload.
@@ -70,7 +70,7 @@ func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name s
 var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:composite", "item:22"), func() {
 	var s *framework.Spec
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(harness.GateComposite)
+		f.RequireGates(preflight.GateComposite)
 		s = f.NewSpec(ctx)
 	})
 

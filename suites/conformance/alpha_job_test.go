@@ -16,7 +16,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/preflight"
 )
 
 // gangJob creates an indexed Job of n 8-GPU pods on the slice, with
@@ -86,7 +86,7 @@ func expectOne[T any](ctx context.Context, list func(context.Context) ([]T, erro
 var _ = ginkgo.Describe("Jobs with spec.scheduling", ginkgo.Label("profile:alpha", "area:job", "item:24"), func() {
 	var s *framework.Spec
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(harness.GateWorkloadWithJob)
+		f.RequireGates(preflight.GateWorkloadWithJob)
 		s = f.NewSpec(ctx)
 	})
 
@@ -153,7 +153,7 @@ var _ = ginkgo.Describe("Jobs with spec.scheduling", ginkgo.Label("profile:alpha
 	})
 
 	ginkgo.It("a Job's topology constraint reaches its PodGroup, and its gang is placed in one rack, though the emptiest node is in another", func(ctx context.Context) {
-		f.RequireGates(harness.GateTopology)
+		f.RequireGates(preflight.GateTopology)
 		sl := oneRackFits(ctx, s)
 		job := gangJob(ctx, s, sl, "racked", 2, true)
 		gomega.Eventually(ctx, podGroups(s.Namespace)).WithTimeout(framework.Patience).Should(gomega.ConsistOf(gomega.HaveField("Spec.SchedulingConstraints",

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/gang"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/preflight"
 )
 
 // neverPriority is gangconf-high's value with preemptionPolicy Never
@@ -34,7 +34,7 @@ func saysNever(g *gang.Gang) *gang.Gang {
 var _ = ginkgo.Describe("PodGroup preemption policy", ginkgo.Label("profile:alpha", "area:preemption-policy", "item:23"), func() {
 	var s *framework.Spec
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(harness.GatePreemptionPolicy)
+		f.RequireGates(preflight.GatePreemptionPolicy)
 		s = f.NewSpec(ctx)
 	})
 

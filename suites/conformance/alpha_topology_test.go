@@ -13,7 +13,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
-	"github.com/gangconf/gangconf/suites/framework/harness"
+	"github.com/gangconf/gangconf/suites/framework/preflight"
 )
 
 // inOneRack makes a gang's PodGroup ask for all its members in one rack.
@@ -53,7 +53,7 @@ func oneRackFits(ctx context.Context, s *framework.Spec) *cluster.Slice {
 var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha", "area:topology", "item:21"), func() {
 	var s *framework.Spec
 	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(harness.GateTopology)
+		f.RequireGates(preflight.GateTopology)
 		s = f.NewSpec(ctx)
 	})
 

@@ -19,6 +19,8 @@ import (
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/harness"
 	"github.com/gangconf/gangconf/suites/framework/monitor"
+	"github.com/gangconf/gangconf/suites/framework/preflight"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
 var (
@@ -40,7 +42,7 @@ func TestConformance(t *testing.T) {
 // The first parallel process brings the cluster and the scheduler under test
 // up; every process then connects to it.
 var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
-	s := harness.FromEnv()
+	s := settings.FromEnv()
 	var err error
 	env, err = harness.Up(ctx, s, false, func(format string, args ...any) {
 		ginkgo.GinkgoWriter.Printf(format+"\n", args...)
@@ -49,7 +51,7 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	gomega.Expect(env.WriteEnvironment(ctx)).To(gomega.Succeed())
 	cs, err := env.Clientset()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	pre, err := harness.RunPreflight(ctx, cs, s.Provider == "kwok")
+	pre, err := preflight.Run(ctx, cs, s.Provider == "kwok")
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.GinkgoWriter.Println(pre.String())
 	gomega.Expect(pre.Write(s.Results)).To(gomega.Succeed())
@@ -100,7 +102,7 @@ var _ = ginkgo.SynchronizedAfterSuite(func() {}, func(ctx context.Context) {
 // The results bundle: JUnit for CI, the JSON report for the controls check
 // and the report generator.
 var _ = ginkgo.ReportAfterSuite("results bundle", func(r ginkgo.Report) {
-	dir := harness.FromEnv().Results
+	dir := settings.FromEnv().Results
 	gomega.Expect(os.MkdirAll(dir, 0o755)).To(gomega.Succeed())
 	gomega.Expect(reporters.GenerateJUnitReportWithConfig(r, filepath.Join(dir, "junit_01.xml"),
 		reporters.JunitReportConfig{OmitTimelinesForSpecState: types.SpecStatePassed})).To(gomega.Succeed())
