@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
@@ -239,15 +238,7 @@ var _ = ginkgo.Describe("Group consistency", ginkgo.Label("profile:core", "area:
 
 		ginkgo.It("gives each of the other members a FailedScheduling event", func(ctx context.Context) {
 			for i := 1; i < g.Members; i++ {
-				name := g.PodNames()[i]
-				sel := fields.Set{"involvedObject.name": name, "reason": "FailedScheduling", "type": corev1.EventTypeWarning}.AsSelector().String()
-				gomega.Eventually(ctx, func(ctx context.Context) ([]corev1.Event, error) {
-					l, err := f.Client.CoreV1().Events(g.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
-					if err != nil {
-						return nil, err
-					}
-					return l.Items, nil
-				}).WithTimeout(framework.Patience).ShouldNot(gomega.BeEmpty(), "pod %s gets a FailedScheduling warning", name)
+				f.ExpectEvent(ctx, g.Namespace, g.PodNames()[i], "FailedScheduling", corev1.EventTypeWarning)
 			}
 		})
 	})
@@ -255,9 +246,7 @@ var _ = ginkgo.Describe("Group consistency", ginkgo.Label("profile:core", "area:
 	ginkgo.It("a gang whose pending members name two schedulers binds no member (watched for 5s)", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("two-names", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 		p, err := g.Pod(2)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		p.Spec.SchedulerName = nobody

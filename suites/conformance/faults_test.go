@@ -109,9 +109,7 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 func quorumAcrossFault(ctx context.Context, s *framework.Spec, fault func(context.Context)) {
 	ginkgo.GinkgoHelper()
 	g := s.GPUGang("quorum", s.Slice(ctx, "gpu-8x", 4, 4), 4, 4, 8)
-	_, err := g.CreatePodGroup(ctx, f.Client)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	gomega.Expect(g.CreatePods(ctx, f.Client, 0, 3)).To(gomega.Succeed())
+	gomega.Expect(g.CreateFirst(ctx, f.Client, 3)).To(gomega.Succeed())
 	f.ExpectStaysBound(ctx, g, 0, "three members of a gang of four wait")
 	fault(ctx)
 	f.ExpectStaysBound(ctx, g, 0, "after the fault, the three members still wait")

@@ -6,8 +6,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
@@ -89,14 +87,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 
 		ginkgo.It("gives each victim a Preempted event", ginkgo.Label("item:18"), func(ctx context.Context) {
 			for _, p := range low.PodNames() {
-				sel := fields.Set{"involvedObject.name": p, "reason": "Preempted"}.AsSelector().String()
-				gomega.Eventually(ctx, func(ctx context.Context) (int, error) {
-					l, err := f.Client.CoreV1().Events(s.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
-					if err != nil {
-						return 0, err
-					}
-					return len(l.Items), nil
-				}).WithTimeout(framework.Patience).Should(gomega.BeNumerically(">", 0), "victim %s gets a Preempted event", p)
+				f.ExpectEvent(ctx, s.Namespace, p, "Preempted", "")
 			}
 		})
 

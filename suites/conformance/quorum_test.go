@@ -16,9 +16,7 @@ var _ = ginkgo.Describe("Quorum", ginkgo.Label("profile:core", "area:quorum", "i
 		s := f.NewSpec(ctx)
 		// Room for all three; only two are created at first.
 		g = s.GPUGang("quorum", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 	})
 
 	ginkgo.It("with fewer members present than minCount, no member is bound (watched for 5s)", func(ctx context.Context) {

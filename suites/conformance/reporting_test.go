@@ -17,9 +17,7 @@ var _ = ginkgo.Describe("Waiting for quorum", ginkgo.Label("profile:extended", "
 	ginkgo.It("a gang short of its minCount is not attempted: no member is bound or marked PodScheduled=False and its PodGroup reports no failure (watched for 5s); complete, it is bound", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("short", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 		gomega.Consistently(ctx, func(ctx context.Context) ([]string, error) {
 			var reported []string
 			pods, err := g.Pods(ctx, f.Client)

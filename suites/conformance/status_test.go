@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/gang"
@@ -69,16 +68,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 
 		ginkgo.It("each get a FailedScheduling warning event", func(ctx context.Context) {
 			for i := 0; i < g.Members; i++ {
-				pod, err := g.Pod(i)
-				gomega.Expect(err).NotTo(gomega.HaveOccurred())
-				sel := fields.Set{"involvedObject.name": pod.Name, "reason": "FailedScheduling", "type": corev1.EventTypeWarning}.AsSelector().String()
-				gomega.Eventually(ctx, func(ctx context.Context) ([]corev1.Event, error) {
-					l, err := f.Client.CoreV1().Events(g.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
-					if err != nil {
-						return nil, err
-					}
-					return l.Items, nil
-				}).WithTimeout(framework.Patience).Should(gomega.Not(gomega.BeEmpty()), "pod %s gets a FailedScheduling warning", pod.Name)
+				f.ExpectEvent(ctx, g.Namespace, g.PodNames()[i], "FailedScheduling", corev1.EventTypeWarning)
 			}
 		})
 	})

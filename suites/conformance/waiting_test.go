@@ -34,9 +34,7 @@ var _ = ginkgo.Describe("Changes while a gang waits", ginkgo.Label("profile:core
 	ginkgo.It("a scheduling gate on one member holds the whole gang (watched for 5s); once the gate is removed, the whole gang is bound", ginkgo.Label("item:7"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("gated", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 		p, err := g.Pod(2)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: gateName}}
@@ -53,9 +51,7 @@ var _ = ginkgo.Describe("Changes while a gang waits", ginkgo.Label("profile:core
 		s := f.NewSpec(ctx)
 		// Room for three; minCount 3, then 4, with two members present.
 		g := s.GPUGang("raised", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 		gomega.Expect(g.SetMinCount(ctx, f.Client, 4)).To(gomega.Succeed())
 		// The first window also gives the scheduler time to see the new
 		// quorum before the third member arrives.
@@ -67,16 +63,14 @@ var _ = ginkgo.Describe("Changes while a gang waits", ginkgo.Label("profile:core
 	ginkgo.It("members of a gang waiting for quorum (watched for 5s) are bound once its PodGroup is deleted and created again with the basic policy", ginkgo.Label("item:6", "item:10"), func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		g := s.GPUGang("recreated", s.Slice(ctx, "gpu-8x", 3, 3), 3, 3, 8)
-		_, err := g.CreatePodGroup(ctx, f.Client)
-		gomega.Expect(err).NotTo(gomega.HaveOccurred())
-		gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
+		gomega.Expect(g.CreateFirst(ctx, f.Client, 2)).To(gomega.Succeed())
 		f.ExpectStaysBound(ctx, g, 0, "two members of a gang of three are not bound")
 		pgs := f.Client.SchedulingV1beta1().PodGroups(g.Namespace)
 		gomega.Expect(pgs.Delete(ctx, g.Name, metav1.DeleteOptions{})).To(gomega.Succeed())
 		// The protection finalizer keeps a PodGroup while its members are
 		// not finished (item 5), Pending ones too: the spec removes it, as
 		// an admin forcing the deletion would.
-		_, err = pgs.Patch(ctx, g.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		_, err := pgs.Patch(ctx, g.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Eventually(ctx, func(ctx context.Context) error {
 			_, err := pgs.Get(ctx, g.Name, metav1.GetOptions{})

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
@@ -61,6 +62,23 @@ func (f *Framework) ExpectTried(ctx context.Context, g *gang.Gang) {
 		}
 		return untried, nil
 	}).WithTimeout(Patience).Should(gomega.BeEmpty(), "every member is bound or marked PodScheduled=False by the scheduler")
+}
+
+// ExpectEvent waits until the pod has an event of the reason, and of the
+// type when eventType is set.
+func (f *Framework) ExpectEvent(ctx context.Context, namespace, pod, reason, eventType string) {
+	ginkgo.GinkgoHelper()
+	set := fields.Set{"involvedObject.name": pod, "reason": reason}
+	if eventType != "" {
+		set["type"] = eventType
+	}
+	gomega.Eventually(ctx, func(ctx context.Context) ([]corev1.Event, error) {
+		l, err := f.Client.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: set.AsSelector().String()})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	}).WithTimeout(Patience).ShouldNot(gomega.BeEmpty(), "pod %s gets a %s event", pod, reason)
 }
 
 // PodUnschedulable says whether the scheduler marked the pod PodScheduled=False.

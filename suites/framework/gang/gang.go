@@ -159,6 +159,15 @@ func (g *Gang) CreatePods(ctx context.Context, cs kubernetes.Interface, from, to
 	return nil
 }
 
+// CreateFirst creates the PodGroup and members [0, n): a gang still short
+// of members.
+func (g *Gang) CreateFirst(ctx context.Context, cs kubernetes.Interface, n int) error {
+	if _, err := g.CreatePodGroup(ctx, cs); err != nil {
+		return err
+	}
+	return g.CreatePods(ctx, cs, 0, n)
+}
+
 // Create creates the PodGroup (unless Standalone), then all its member pods.
 func (g *Gang) Create(ctx context.Context, cs kubernetes.Interface) error {
 	if err := g.createGroup(ctx, cs); err != nil {
