@@ -66,13 +66,15 @@ run: build ## the main job: core conformance + a quick benchmark + the report, r
 	@$(MAKE) --no-print-directory report
 
 .PHONY: test
-test: verify browser unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, a bench smoke run, the report
+test: verify browser unit build ## what CI runs: checks, unit tests, the suite on reference, the negative controls, one mutant, a bench smoke run, the report
 	@rm -rf $(OUTPUT)/test
 	@$(MAKE) --no-print-directory coverage CHECK=1
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory control CONTROL=no-preemption RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory mutants MUTANTS=$(SMOKE_MUTANT) MUTANTS_MIN_SCORE=100 \
+		MUTANTS_REFERENCE=$(OUTPUT)/test/ginkgo-report.json RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test/alpha
@@ -152,6 +154,10 @@ coverage: build ## write suites/conformance/COVERAGE.md (semantics item -> specs
 	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -out $(COVERAGE_FILE) $(if $(CHECK),-check)
 
 ##@ Suite power
+
+# make test builds and kills this one source mutant end to end, against the
+# reference's run just before it.
+SMOKE_MUTANT := disruption-mode-all-ignored
 
 # The reference runs first on the same machine, so that a spec failing on
 # both is no kill; each mutant then gets clusters of its own, one at a time.
