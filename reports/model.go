@@ -7,10 +7,13 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,8 +32,14 @@ type Model struct {
 	Environment *results.Environment
 	Verdicts    []Verdict
 	Areas       []Area
-	Controls    []Control
-	Bench       []Scenario
+	// Controls are the negative controls that ran, in ControlOrder, the
+	// alpha profile's runs of a control merged into its column.
+	Controls []Control
+	// Power is what make mutants found; nil when it did not run.
+	Power *Power
+	// Kills is which control and which mutant area failed each spec.
+	Kills *KillMatrix
+	Bench []Scenario
 	// Upstream puts gangconf's figures over upstream scheduler_perf's for
 	// the workloads both ran; nil without a bench-upstream run.
 	Upstream *UpstreamComparison
@@ -39,6 +48,27 @@ type Model struct {
 	Problems []string
 	// HasSuite is false when the results hold no conformance run.
 	HasSuite bool
+	// specs is every spec any run read: its area, and whether it ran.
+	specs map[string]specSeen
+}
+
+// specSeen is what the runs say of one spec, for the kill matrix.
+type specSeen struct {
+	area string
+	ran  bool
+}
+
+// see records a spec read from any run.
+func (m *Model) see(s suiteSpec) {
+	if m.specs == nil {
+		m.specs = map[string]specSeen{}
+	}
+	seen := m.specs[s.Name]
+	if s.area != "" {
+		seen.area = s.area
+	}
+	seen.ran = seen.ran || s.State != types.SpecStateSkipped.String()
+	m.specs[s.Name] = seen
 }
 
 // Verdict is one profile's outcome.
@@ -64,6 +94,8 @@ type Spec struct {
 	// Failure is the first lines of the failure message.
 	Failure string
 	Passed  bool
+	// Log is the run's e2e.log, relative to the results directory.
+	Log string
 }
 
 // Control is a negative control's evidence: the specs it failed.
@@ -71,6 +103,12 @@ type Control struct {
 	Name   string
 	Killed []string
 	Ran    int
+	// Breaks says what the control breaks, for the controls gangconf has.
+	Breaks string
+	// Runs names the runs of the control read: RunMain, RunAlpha.
+	Runs []string
+	// ran holds the specs it ran, for the kill matrix.
+	ran map[string]bool
 }
 
 // Scenario is one benchmark scenario's table and plots.
@@ -225,12 +263,14 @@ func Load(dir, baseline string) *Model {
 	m.loadEnvironment(dir)
 	m.loadSuite(dir)
 	m.loadControls(dir)
+	m.loadMutants(dir)
+	m.Kills = m.killMatrix()
 	m.loadBench(dir, baseline)
 	m.loadUpstream(dir)
 	if m.HasSuite {
 		// What this version of the suite does not check yet, so a verdict is
 		// read for what it covers.
-		m.Limits = append(m.Limits, "this gangconf has no specs yet for PodDisruptionBudgets in victim choice (item 20), scheduler and API server faults (item 25) or the alpha profile (items 21-24): the extended verdict covers preemption only")
+		m.Limits = append(m.Limits, "this gangconf has no specs yet for PodDisruptionBudgets in victim choice (item 20) or scheduler and API server faults (item 25): the extended verdict covers preemption only")
 	}
 	if m.Environment != nil && m.Environment.FeatureGates != "" && !strings.Contains(m.Environment.FeatureGates, "GenericWorkload=true") {
 		m.Limits = append(m.Limits, "the cluster ran with feature gates "+m.Environment.FeatureGates+": the PodGroup API was off")
@@ -257,74 +297,189 @@ func (m *Model) loadEnvironment(dir string) {
 	m.Environment = &env
 }
 
+// AlphaDir is where make conformance-alpha and make control-alpha write the
+// alpha profile's runs, on a cluster with the alpha gates on, inside the
+// results directory.
+const AlphaDir = "alpha"
+
+// Names of the runs a results directory holds.
+const (
+	RunMain  = "core/extended"
+	RunAlpha = "alpha"
+)
+
+// suiteRun is one Ginkgo run of the conformance suite.
+type suiteRun struct {
+	*suiteSpecs
+	// log is its e2e.log, relative to the results directory.
+	log string
+}
+
+// loadSuite reads the suite's run and, when make conformance-alpha ran, the
+// alpha profile's run beside it: one matrix and one set of verdicts.
 func (m *Model) loadSuite(dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "junit_01.xml")); err != nil {
 		m.problem("junit_01.xml: %v", short(err))
 	}
-	specs, err := readSpecs(filepath.Join(dir, "ginkgo-report.json"))
-	if err != nil {
+	var main, alpha *suiteRun
+	if specs, err := readSpecs(filepath.Join(dir, "ginkgo-report.json")); err != nil {
 		m.problem("ginkgo-report.json: %v", err)
+	} else {
+		main = &suiteRun{specs, "e2e.log"}
+	}
+	// Without an alpha run, the alpha specs are the main run's skips.
+	if specs, err := readSpecs(filepath.Join(dir, AlphaDir, "ginkgo-report.json")); err == nil {
+		alpha = &suiteRun{specs, AlphaDir + "/e2e.log"}
+	} else if !isMissing(err) {
+		m.problem("%s/ginkgo-report.json: %v", AlphaDir, err)
+	}
+	if main == nil && alpha == nil {
 		return
 	}
 	m.HasSuite = true
-	areas := map[string][]Spec{}
-	for _, s := range specs.list {
-		areas[s.area] = append(areas[s.area], s.Spec)
-		if s.State == types.SpecStateSkipped.String() {
-			m.Limits = append(m.Limits, fmt.Sprintf("skipped: %s (%s)", s.Name, firstLine(s.Failure)))
+	runOf := func(profile string) *suiteRun {
+		if profile == "alpha" && alpha != nil {
+			return alpha
 		}
+		return main
 	}
-	var names []string
-	for a := range areas {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	for _, a := range names {
-		m.Areas = append(m.Areas, Area{Name: a, Specs: areas[a]})
-	}
-	for _, p := range Profiles {
-		v := Verdict{Profile: p}
-		for _, s := range specs.list {
-			if s.Profile != p || s.State == types.SpecStateSkipped.String() {
+	var specs []suiteSpec
+	for _, r := range []*suiteRun{main, alpha} {
+		if r == nil {
+			continue
+		}
+		// A run's specs of another run's profile are its label filter's skips.
+		for _, s := range r.list {
+			if runOf(s.Profile) != r {
 				continue
 			}
-			v.Total++
-			if s.Passed {
-				v.Passed++
+			s.Log = r.log
+			m.see(s)
+			specs = append(specs, s)
+			if s.State == types.SpecStateSkipped.String() {
+				m.Limits = append(m.Limits, fmt.Sprintf("skipped: %s (%s)", s.Name, firstLine(s.Failure)))
 			}
 		}
-		v.Conformant = v.Total > 0 && v.Passed == v.Total && specs.suiteOK
-		m.Verdicts = append(m.Verdicts, v)
+		if !r.suiteOK {
+			what := "the suite itself"
+			if r == alpha {
+				what = "the alpha profile's run itself"
+			}
+			m.Limits = append(m.Limits, what+" failed outside the specs (setup or teardown): "+firstLine(r.suiteFailure))
+		}
 	}
-	if !specs.suiteOK {
-		m.Limits = append(m.Limits, "the suite itself failed outside the specs (setup or teardown): "+firstLine(specs.suiteFailure))
+	m.Areas = byArea(specs)
+	for _, p := range Profiles {
+		m.Verdicts = append(m.Verdicts, verdict(p, specs, runOf(p)))
 	}
 }
 
-func (m *Model) loadControls(dir string) {
-	entries, err := os.ReadDir(filepath.Join(dir, "controls"))
-	if err != nil {
-		return
+// byArea groups specs by their area label, areas and specs sorted by name.
+func byArea(specs []suiteSpec) []Area {
+	areas := map[string][]Spec{}
+	for _, s := range specs {
+		areas[s.area] = append(areas[s.area], s.Spec)
 	}
-	for _, e := range entries {
-		specs, err := readSpecs(filepath.Join(dir, "controls", e.Name(), "ginkgo-report.json"))
-		if err != nil {
-			m.problem("controls/%s/ginkgo-report.json: %v", e.Name(), err)
+	var out []Area
+	for _, a := range slices.Sorted(maps.Keys(areas)) {
+		list := areas[a]
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+		out = append(out, Area{Name: a, Specs: list})
+	}
+	return out
+}
+
+// verdict is a profile's outcome over the specs of run, the run that ran
+// that profile (nil: none did).
+func verdict(profile string, specs []suiteSpec, run *suiteRun) Verdict {
+	v := Verdict{Profile: profile}
+	for _, s := range specs {
+		if s.Profile != profile || s.State == types.SpecStateSkipped.String() {
 			continue
 		}
-		c := Control{Name: e.Name()}
-		for _, s := range specs.list {
-			if s.State == types.SpecStateSkipped.String() {
+		v.Total++
+		if s.Passed {
+			v.Passed++
+		}
+	}
+	v.Conformant = v.Total > 0 && v.Passed == v.Total && run != nil && run.suiteOK
+	return v
+}
+
+// ControlOrder is the order of the controls' columns; others follow by name.
+var ControlOrder = []string{"no-gang", TrivialControl, "no-preemption", "no-alpha", "no-job-workload"}
+
+// ControlBreaks says what each of gangconf's controls breaks
+// (suites/conformance/controls.yaml tells more).
+var ControlBreaks = map[string]string{
+	"no-gang":         "GenericWorkload off in the scheduler only: the API is served, pods are scheduled one by one",
+	"no-api":          "GenericWorkload off everywhere, scheduling.k8s.io/v1beta1 not served: a cluster from before KEP-4671",
+	"no-preemption":   "the reference with PostFilter and PodGroupPostFilter disabled: gangs, but no preemption",
+	"no-alpha":        "the reference without the cluster's alpha gates: alpha fields reach the API and the scheduler ignores them",
+	"no-job-workload": "WorkloadWithJob off in kube-controller-manager only: Jobs get no Workload or PodGroup",
+}
+
+// TrivialControl serves no PodGroup API at all: a spec that only it fails
+// is shown able to fail by a cluster from before KEP-4671, nothing finer.
+const TrivialControl = "no-api"
+
+// loadControls reads each control's runs, the suite's in controls/ and the
+// alpha profile's in alpha/controls/, one Control per control.
+func (m *Model) loadControls(dir string) {
+	byName := map[string]*Control{}
+	for _, run := range []struct{ sub, name string }{{"", RunMain}, {AlphaDir, RunAlpha}} {
+		entries, err := os.ReadDir(filepath.Join(dir, run.sub, "controls"))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			rel := path.Join(run.sub, "controls", e.Name(), "ginkgo-report.json")
+			specs, err := readSpecs(filepath.Join(dir, rel))
+			if err != nil {
+				m.problem("%s: %v", rel, err)
 				continue
 			}
-			c.Ran++
-			if !s.Passed {
-				c.Killed = append(c.Killed, s.Name)
+			c := byName[e.Name()]
+			if c == nil {
+				c = &Control{Name: e.Name(), Breaks: ControlBreaks[e.Name()], ran: map[string]bool{}}
+				byName[e.Name()] = c
+			}
+			c.Runs = append(c.Runs, run.name)
+			for _, s := range specs.list {
+				m.see(s)
+				if s.State == types.SpecStateSkipped.String() {
+					continue
+				}
+				c.Ran++
+				c.ran[s.Name] = true
+				if !s.Passed {
+					c.Killed = append(c.Killed, s.Name)
+				}
 			}
 		}
-		sort.Strings(c.Killed)
-		m.Controls = append(m.Controls, c)
 	}
+	for _, name := range ordered(slices.Collect(maps.Keys(byName)), ControlOrder) {
+		c := byName[name]
+		sort.Strings(c.Killed)
+		m.Controls = append(m.Controls, *c)
+	}
+}
+
+// ordered sorts names as order lists them, the others after by name.
+func ordered(names, order []string) []string {
+	rank := func(n string) int {
+		if i := slices.Index(order, n); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
 
 func (m *Model) loadBench(dir, baseline string) {
@@ -693,6 +848,9 @@ func readJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// isMissing says whether err is readJSON's for a file that is not there.
+func isMissing(err error) bool { return err != nil && err.Error() == "missing" }
 
 // short turns a missing file into "missing".
 func short(err error) error {

@@ -42,6 +42,18 @@ var funcs = map[string]any{
 	},
 	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
 	"firstLine": firstLine,
+	// pct is a percentage, one decimal.
+	"pct":  oneDecimal,
+	"join": strings.Join,
+	// plural counts things: "1 spec", "2 specs".
+	"plural": func(n int, thing string) string {
+		if n == 1 {
+			return "1 " + thing
+		}
+		return strconv.Itoa(n) + " " + thing + "s"
+	},
+	// rest counts a list's items after its first.
+	"rest": func(l []string) int { return max(len(l)-1, 0) },
 	// apiServer lists a kwok API server's extra environment (NAME=value)
 	// and flags (--name=value), each sorted; "" when it has none.
 	"apiServer": func(env, args map[string]string) string {
