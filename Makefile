@@ -77,7 +77,6 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 		MUTANTS_REFERENCE=$(OUTPUT)/test/ginkgo-report.json RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
-	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test/alpha
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
