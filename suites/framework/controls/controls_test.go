@@ -102,7 +102,7 @@ func TestUndeterminedControlsAreNotJudged(t *testing.T) {
 }
 
 func TestCoverageTableGroupsSpecsByItemAndNamesTheirKillers(t *testing.T) {
-	r, err := load(t, record+"- spec: monitor\n  crafted: pkg TestX\n")
+	r, err := load(t, record+"- spec: monitor\n  crafted: pkg TestX\n- spec: surplus retried\n  mutants: [no-requeue]\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,15 +110,16 @@ func TestCoverageTableGroupsSpecsByItemAndNamesTheirKillers(t *testing.T) {
 		{Spec: "quorum holds", Labels: []string{"profile:core", "item:7"}},
 		{Spec: "monitor", Labels: []string{"profile:core", "item:15", "item:7"}},
 		{Spec: "api served", Labels: []string{"item:1", "profile:core"}},
+		{Spec: "surplus retried", Labels: []string{"item:9", "profile:core"}},
 	}
 	table, err := r.CoverageTable(specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "3 specs over 3 semantics items (a spec that checks two items is listed under both).\n\n" +
+	want := "4 specs over 4 semantics items (a spec that checks two items is listed under both).\n\n" +
 		"| item | profile | spec | failed by |\n| ---: | --- | --- | --- |\n" +
 		"| 1 | core | api served | no-api |\n| 7 | core | monitor | crafted: `pkg TestX` |\n|  | core | quorum holds | no-gang |\n" +
-		"| 15 | core | monitor | crafted: `pkg TestX` |\n"
+		"| 9 | core | surplus retried | mutant `no-requeue` |\n| 15 | core | monitor | crafted: `pkg TestX` |\n"
 	if table != want {
 		t.Fatalf("table:\n%s\nwant:\n%s", table, want)
 	}

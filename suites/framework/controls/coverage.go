@@ -23,7 +23,7 @@ func label(labels []string, key string) []string {
 }
 
 // CoverageTable is a Markdown table, one row per spec grouped by semantics
-// item, saying which controls or crafted cases fail it. Every spec must
+// item, saying which controls, crafted cases or mutants fail it. Every spec must
 // carry an item label and a record entry: a gap is an error, not a blank.
 func (r *Record) CoverageTable(specs []Outcome) (string, error) {
 	byName := map[string]Entry{}
@@ -51,6 +51,9 @@ func (r *Record) CoverageTable(specs []Outcome) (string, error) {
 		kills := append([]string(nil), e.KilledBy...)
 		if e.Crafted != "" {
 			kills = append(kills, "crafted: `"+e.Crafted+"`")
+		}
+		for _, m := range e.Mutants {
+			kills = append(kills, "mutant `"+m+"`")
 		}
 		for _, it := range items {
 			item, err := strconv.Atoi(it)
