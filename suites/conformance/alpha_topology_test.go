@@ -98,17 +98,18 @@ var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha"
 	})
 
 	ginkgo.It("places a gang in the rack that holds all its members, not one that holds only its quorum", func(ctx context.Context) {
-		// rack-0 (nodes 0-2) has room for three 8-GPU members, rack-1
-		// (nodes 3-5, node 5's GPUs taken) for two, the minCount; rack-0's
-		// CPUs are crowded, so a scorer of free CPU alone would prefer rack-1.
+		// rack-0 (nodes 0-2, node 2's GPUs taken) has room for two 8-GPU
+		// members, the minCount; rack-1 (nodes 3-5) for all three. rack-1
+		// comes second and its CPUs are crowded, so neither the first rack
+		// nor a scorer of free CPU alone picks it.
 		sl := s.Slice(ctx, "gpu-8x", 6, 3)
-		s.Occupy(ctx, sl, sl.Nodes.Node(5).Name, "gpus-taken", gang.GPUs(8))
-		crowd(ctx, s, sl, 0, 1, 2)
+		s.Occupy(ctx, sl, sl.Nodes.Node(2).Name, "gpus-taken", gang.GPUs(8))
+		crowd(ctx, s, sl, 3, 4, 5)
 		g := inOneRack(s.GPUGang("most", sl, 2, 3, 8))
 		f.Create(ctx, g)
 		pl := f.ExpectOneDomain(ctx, g, fixtures.LabelRack)
-		gomega.Expect(pl.Nodes).To(gomega.ConsistOf(sl.Nodes.Node(0).Name, sl.Nodes.Node(1).Name, sl.Nodes.Node(2).Name),
-			"all three members are in rack-0")
+		gomega.Expect(pl.Nodes).To(gomega.ConsistOf(sl.Nodes.Node(3).Name, sl.Nodes.Node(4).Name, sl.Nodes.Node(5).Name),
+			"all three members are in rack-1")
 	})
 
 	ginkgo.It("a member that arrives after its gang was placed goes only to the gang's rack: with that rack full it stays Pending, though another rack is empty (watched for 5s)", func(ctx context.Context) {

@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -230,10 +229,7 @@ var _ = ginkgo.Describe("Group consistency", ginkgo.Label("profile:core", "area:
 		})
 
 		ginkgo.It("is rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError, none of the other members bound (watched for 5s)", func(ctx context.Context) {
-			f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
-				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
-				"the PodGroup reports the inconsistency")
-			f.ExpectStaysBound(ctx, g, 1, "only the member the other scheduler bound is bound")
+			expectRejectedAsGroup(ctx, g, 1, "only the member the other scheduler bound is bound")
 		})
 
 		ginkgo.It("gives each of the other members a FailedScheduling event", func(ctx context.Context) {

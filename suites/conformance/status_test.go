@@ -60,10 +60,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 		})
 
 		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError, no member bound (watched for 5s)", func(ctx context.Context) {
-			f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
-				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
-				"the PodGroup reports the inconsistency")
-			f.ExpectStaysBound(ctx, g, 0, "no member of an inconsistent group is bound")
+			expectRejectedAsGroup(ctx, g, 0, "no member of an inconsistent group is bound")
 		})
 
 		ginkgo.It("each get a FailedScheduling warning event", func(ctx context.Context) {
@@ -73,3 +70,14 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 		})
 	})
 })
+
+// expectRejectedAsGroup waits until the PodGroup reports its members'
+// inconsistency (PodGroupInitiallyScheduled=False, reason SchedulerError)
+// and checks that no more than the bound members already there are bound.
+func expectRejectedAsGroup(ctx context.Context, g *gang.Gang, bound int, why string) {
+	ginkgo.GinkgoHelper()
+	f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
+		framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
+		"the PodGroup reports the inconsistency")
+	f.ExpectStaysBound(ctx, g, bound, why)
+}
