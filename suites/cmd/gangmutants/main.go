@@ -14,6 +14,7 @@ import (
 
 	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/reference-scheduler/mutants"
+	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/mutation"
 	"github.com/gangconf/gangconf/suites/framework/results"
 	"github.com/gangconf/gangconf/suites/framework/settings"
@@ -110,13 +111,10 @@ func campaign(ctx context.Context, selected []mutants.Mutant, buildDir string) (
 			return nil, fmt.Errorf("MUTANTS_REFERENCE: %w", err)
 		}
 	}
-	bin := filepath.Join(s.BinDir, "reference-scheduler")
-	ginkgo := filepath.Join(s.BinDir, "ginkgo")
-	for _, b := range []string{bin, ginkgo} {
-		if _, err := os.Stat(b); err != nil {
-			return nil, fmt.Errorf("%s not found (run `make build` first)", b)
-		}
+	if err := cluster.CheckBinaries(s.BinDir, "reference-scheduler", "ginkgo"); err != nil {
+		return nil, err
 	}
+	bin, ginkgo := filepath.Join(s.BinDir, "reference-scheduler"), filepath.Join(s.BinDir, "ginkgo")
 	if err := os.MkdirAll(buildDir, 0o755); err != nil {
 		return nil, err
 	}

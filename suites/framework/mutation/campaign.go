@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -45,16 +46,15 @@ func (c *Campaign) Run(ctx context.Context, selected []mutants.Mutant) (*results
 			res.ReferenceFailed = append(res.ReferenceFailed, spec)
 		}
 	}
-	var outcomes []string
+	sort.Strings(res.ReferenceFailed)
 	for i, m := range selected {
 		v, err := c.judge(ctx, m, reference)
 		if err != nil {
-			return res, errors.Join(err, c.write(res, outcomes))
+			return res, errors.Join(err, c.write(res))
 		}
 		res.Mutants = append(res.Mutants, v)
-		outcomes = append(outcomes, v.Outcome)
 		c.Logf("mutant %d/%d %s: %s %s", i+1, len(selected), m.Name, v.Outcome, summary(v))
-		if err := c.write(res, outcomes); err != nil {
+		if err := c.write(res); err != nil {
 			return res, err
 		}
 	}
@@ -68,8 +68,12 @@ func summary(v results.MutantVerdict) string {
 	return v.Reason
 }
 
-func (c *Campaign) write(res *results.Mutants, outcomes []string) error {
+func (c *Campaign) write(res *results.Mutants) error {
 	res.Seconds = time.Since(res.Started).Seconds()
+	outcomes := make([]string, len(res.Mutants))
+	for i, v := range res.Mutants {
+		outcomes[i] = v.Outcome
+	}
 	res.Score = results.NewScore(outcomes)
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -199,11 +203,11 @@ func (c *Campaign) scheduler(ctx context.Context, m mutants.Mutant) (Scheduler, 
 		return Scheduler{}, "", err
 	}
 	if m.Kind == mutants.KindProfile {
-		base, err := os.ReadFile(c.Reference.Config)
+		ref, err := os.ReadFile(c.Reference.Config)
 		if err != nil {
 			return Scheduler{}, "", err
 		}
-		cfg, err := m.Config(base)
+		cfg, err := m.Config(ref)
 		if err != nil {
 			return Scheduler{}, "", err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/gangconf/gangconf/fixtures"
+	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/suites/framework/controls"
 )
 
@@ -74,10 +75,13 @@ func (r *Runner) Run(ctx context.Context, sched Scheduler, s Suite, dir string, 
 	if err != nil {
 		return nil, err
 	}
-	gates := "GenericWorkload=true"
-	if g := prof.Gates(); g != "" {
-		gates += "," + g
+	// A mutant runs with the gates the reference profile runs with on
+	// this cluster.
+	ref, err := refconfig.Lookup("reference")
+	if err != nil {
+		return nil, err
 	}
+	gates := ref.Gates(prof.Gates())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
