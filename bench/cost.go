@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/gangconf/gangconf/suites/framework/proc"
 	"github.com/gangconf/gangconf/suites/framework/results"
 )
@@ -34,19 +36,9 @@ func StartCostMeter(pids map[string]int) *CostMeter {
 			m.start[name] = cpu
 		}
 	}
-	m.sample()
 	go func() {
 		defer close(m.done)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-m.stop:
-				return
-			case <-tick.C:
-				m.sample()
-			}
-		}
+		wait.Until(m.sample, time.Second, m.stop)
 	}()
 	return m
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -26,63 +27,24 @@ func Start(ctx context.Context, cs kubernetes.Interface, quiet time.Duration) (*
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	pods := factory.Core().V1().Pods().Informer()
 	groups := factory.Scheduling().V1beta1().PodGroups().Informer()
-	observePod := func(obj any, deleted bool) {
-		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = t.Obj
-		}
-		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
-			return
-		}
-		e := Event{At: time.Now(), Gang: GangKey{p.Namespace, *p.Spec.SchedulingGroup.PodGroupName}, Pod: p.Name, Node: p.Spec.NodeName,
-			Deleted: deleted || p.DeletionTimestamp != nil}
-		if e.Deleted || e.Node != "" {
-			m.Observe(e)
-		}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { m.observePod(o, false) },
+		UpdateFunc: func(_, o any) { m.observePod(o, false) },
+		DeleteFunc: func(o any) { m.observePod(o, true) },
+	}); err != nil {
+		return nil, err
 	}
-	onPod := func(obj any) { observePod(obj, false) }
-	onGroup := func(obj any) {
-		pg, ok := obj.(*schedulingv1beta1.PodGroup)
-		if !ok {
-			return
-		}
-		e := Event{At: time.Now(), Gang: GangKey{pg.Namespace, pg.Name}}
-		switch {
-		case pg.Spec.SchedulingPolicy.Gang != nil:
-			e.MinCount = pg.Spec.SchedulingPolicy.Gang.MinCount
-		case pg.Spec.SchedulingPolicy.Basic != nil:
-			e.Basic = true
-		default:
-			return
-		}
-		m.Observe(e)
-	}
-	handlers := []struct {
-		inf cache.SharedIndexInformer
-		fn  func(any)
-	}{{pods, onPod}}
 	synced := []cache.InformerSynced{pods.HasSynced}
 	// On a cluster that does not serve PodGroups there are no gangs to
 	// check, and an informer on them would never sync.
 	if served(cs) {
-		handlers = append(handlers, struct {
-			inf cache.SharedIndexInformer
-			fn  func(any)
-		}{groups, onGroup})
-		synced = append(synced, groups.HasSynced)
-	}
-	for _, h := range handlers {
-		fn := h.fn
-		handler := cache.ResourceEventHandlerFuncs{
-			AddFunc:    fn,
-			UpdateFunc: func(_, o any) { fn(o) },
-		}
-		if h.inf == pods {
-			handler.DeleteFunc = func(o any) { observePod(o, true) }
-		}
-		if _, err := h.inf.AddEventHandler(handler); err != nil {
+		if _, err := groups.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    m.observeGroup,
+			UpdateFunc: func(_, o any) { m.observeGroup(o) },
+		}); err != nil {
 			return nil, err
 		}
+		synced = append(synced, groups.HasSynced)
 	}
 	factory.Start(m.stop)
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
@@ -91,18 +53,44 @@ func Start(ctx context.Context, cs kubernetes.Interface, quiet time.Duration) (*
 	}
 	go func() {
 		defer close(m.done)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-m.stop:
-				return
-			case now := <-tick.C:
-				m.Evaluate(now)
-			}
-		}
+		wait.Until(func() { m.Evaluate(time.Now()) }, time.Second, m.stop)
 	}()
 	return m, nil
+}
+
+// observePod records a bind or a deletion of a gang's member; deleted says
+// the informer saw the pod go.
+func (m *Monitor) observePod(obj any, deleted bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
+		return
+	}
+	e := Event{At: time.Now(), Gang: GangKey{p.Namespace, *p.Spec.SchedulingGroup.PodGroupName}, Pod: p.Name, Node: p.Spec.NodeName,
+		Deleted: deleted || p.DeletionTimestamp != nil}
+	if e.Deleted || e.Node != "" {
+		m.Observe(e)
+	}
+}
+
+// observeGroup records a PodGroup's policy: its quorum, or that it has none.
+func (m *Monitor) observeGroup(obj any) {
+	pg, ok := obj.(*schedulingv1beta1.PodGroup)
+	if !ok {
+		return
+	}
+	e := Event{At: time.Now(), Gang: GangKey{pg.Namespace, pg.Name}}
+	switch {
+	case pg.Spec.SchedulingPolicy.Gang != nil:
+		e.MinCount = pg.Spec.SchedulingPolicy.Gang.MinCount
+	case pg.Spec.SchedulingPolicy.Basic != nil:
+		e.Basic = true
+	default:
+		return
+	}
+	m.Observe(e)
 }
 
 // WaitQuiet blocks until no gang has had a bind for the quiet window (or
