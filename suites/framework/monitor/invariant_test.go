@@ -45,77 +45,78 @@ func TestPartiallyBoundGangIsAViolationOnceQuiet(t *testing.T) {
 	}
 }
 
-func TestGangCompletingWithinTheWindowIsFine(t *testing.T) {
-	inv := NewInvariant(5 * time.Second)
-	feed(inv,
-		Event{At: at(0), Gang: g, MinCount: 3},
-		Event{At: at(10), Gang: g, Pod: "train-0"},
-		Event{At: at(4000), Gang: g, Pod: "train-1"},
-		Event{At: at(8500), Gang: g, Pod: "train-2"},
-	)
-	if v := inv.Evaluate(at(60000)); len(v) != 0 {
-		t.Fatalf("a gang whose binds kept coming until quorum was flagged: %v", v)
-	}
-}
-
-func TestLaterChangesAreNotScheduledPartialGangs(t *testing.T) {
-	inv := NewInvariant(time.Second)
+// Timelines judged once, with a 5 s window, a minute after they start: long
+// after their last event. Each case says how many violations it gives.
+func TestTimelines(t *testing.T) {
 	raised := GangKey{"ns", "raised"}
 	basic := GangKey{"ns", "basic"}
-	feed(inv,
-		// Bound at quorum 2, then minCount raised to 4: raising never unbinds,
-		// and the gang was not bound partially.
-		Event{At: at(0), Gang: raised, MinCount: 2},
-		Event{At: at(10), Gang: raised, Pod: "r-0"},
-		Event{At: at(11), Gang: raised, Pod: "r-1"},
-		Event{At: at(500), Gang: raised, MinCount: 4},
-		// Basic policy: any number bound is fine.
-		Event{At: at(0), Gang: basic, Basic: true},
-		Event{At: at(10), Gang: basic, Pod: "b-0"},
-	)
-	if v := inv.Evaluate(at(10000)); len(v) != 0 {
-		t.Fatalf("violations = %v", v)
-	}
-}
-
-func TestLoweredQuorumBeforeFirstBindIsTheOneThatCounts(t *testing.T) {
-	inv := NewInvariant(time.Second)
-	feed(inv,
-		Event{At: at(0), Gang: g, MinCount: 4},
-		Event{At: at(100), Gang: g, MinCount: 2},
-		Event{At: at(200), Gang: g, Pod: "p-0"},
-		Event{At: at(201), Gang: g, Pod: "p-1"},
-	)
-	if v := inv.Evaluate(at(10000)); len(v) != 0 {
-		t.Fatalf("violations = %v", v)
-	}
-}
-
-func TestRepeatedObservationsDoNotInflateTheCount(t *testing.T) {
-	inv := NewInvariant(time.Second)
-	feed(inv,
-		Event{At: at(0), Gang: g, MinCount: 2},
-		Event{At: at(10), Gang: g, Pod: "p-0"},
-		Event{At: at(20), Gang: g, Pod: "p-0"},
-		Event{At: at(30), Gang: g, Pod: "p-0"},
-	)
-	if v := inv.Evaluate(at(10000)); len(v) != 1 {
-		t.Fatalf("one pod seen three times is one bound member; violations = %v", v)
-	}
-}
-
-// Recorded from a run: the spec's cleanup deleted the members of a waiting
-// gang while the scheduler, given room by the same cleanup, was binding it.
-func TestMembersDeletedBeforeQuorumExemptTheGang(t *testing.T) {
-	inv := NewInvariant(5 * time.Second)
-	feed(inv,
-		Event{At: at(0), Gang: g, MinCount: 3},
-		Event{At: at(5100), Gang: g, Pod: "g1-0", Deleted: true},
-		Event{At: at(5194), Gang: g, Pod: "g1-2", Node: "n-3"},
-		Event{At: at(5208), Gang: g, Pod: "g1-1", Node: "n-0"},
-	)
-	if v := inv.Evaluate(at(20000)); len(v) != 0 {
-		t.Fatalf("violations = %v", v)
+	for _, c := range []struct {
+		name   string
+		events []Event
+		want   int
+	}{
+		{
+			name: "a gang whose binds kept coming until quorum is fine",
+			events: []Event{
+				{At: at(0), Gang: g, MinCount: 3},
+				{At: at(10), Gang: g, Pod: "train-0"},
+				{At: at(4000), Gang: g, Pod: "train-1"},
+				{At: at(8500), Gang: g, Pod: "train-2"},
+			},
+		},
+		{
+			name: "later changes are not scheduled partial gangs",
+			events: []Event{
+				// Bound at quorum 2, then minCount raised to 4: raising never
+				// unbinds, and the gang was not bound partially.
+				{At: at(0), Gang: raised, MinCount: 2},
+				{At: at(10), Gang: raised, Pod: "r-0"},
+				{At: at(11), Gang: raised, Pod: "r-1"},
+				{At: at(500), Gang: raised, MinCount: 4},
+				// Basic policy: any number bound is fine.
+				{At: at(0), Gang: basic, Basic: true},
+				{At: at(10), Gang: basic, Pod: "b-0"},
+			},
+		},
+		{
+			name: "a quorum lowered before the first bind is the one that counts",
+			events: []Event{
+				{At: at(0), Gang: g, MinCount: 4},
+				{At: at(100), Gang: g, MinCount: 2},
+				{At: at(200), Gang: g, Pod: "p-0"},
+				{At: at(201), Gang: g, Pod: "p-1"},
+			},
+		},
+		{
+			name: "one pod seen three times is one bound member",
+			events: []Event{
+				{At: at(0), Gang: g, MinCount: 2},
+				{At: at(10), Gang: g, Pod: "p-0"},
+				{At: at(20), Gang: g, Pod: "p-0"},
+				{At: at(30), Gang: g, Pod: "p-0"},
+			},
+			want: 1,
+		},
+		{
+			// Recorded from a run: the spec's cleanup deleted the members of a
+			// waiting gang while the scheduler, given room by the same
+			// cleanup, was binding it.
+			name: "members deleted before quorum exempt the gang",
+			events: []Event{
+				{At: at(0), Gang: g, MinCount: 3},
+				{At: at(5100), Gang: g, Pod: "g1-0", Deleted: true},
+				{At: at(5194), Gang: g, Pod: "g1-2", Node: "n-3"},
+				{At: at(5208), Gang: g, Pod: "g1-1", Node: "n-0"},
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inv := NewInvariant(5 * time.Second)
+			feed(inv, c.events...)
+			if v := inv.Evaluate(at(60000)); len(v) != c.want {
+				t.Fatalf("%d violations, want %d: %v", len(v), c.want, v)
+			}
+		})
 	}
 }
 
