@@ -10,21 +10,18 @@ import (
 	"strings"
 
 	"github.com/gangconf/gangconf/reports/bundle"
+	"github.com/gangconf/gangconf/reports/cmd/internal/resultsdir"
 )
 
 func main() {
-	results := flag.String("results", os.Getenv("RESULTS"), "results directory to bundle")
 	product := flag.String("product", os.Getenv("PRODUCT"), "PRODUCT.yaml to validate and include")
-	flag.Parse()
-	if *results == "" {
-		fmt.Fprintln(os.Stderr, "gangbundle: no results directory (set RESULTS or -results)")
-		os.Exit(2)
-	}
-	dir := strings.TrimRight(*results, "/")
-	tarball := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".tar.gz")
-	if err := bundle.Make(dir, *product, tarball); err != nil {
-		fmt.Fprintf(os.Stderr, "gangbundle: %v\n", err)
-		os.Exit(1)
-	}
-	fmt.Printf("bundle: %s (sha256sums and done in %s)\n", tarball, dir)
+	resultsdir.Main("gangbundle", "results directory to bundle", func(results string) error {
+		dir := strings.TrimRight(results, "/")
+		tarball := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".tar.gz")
+		if err := bundle.Make(dir, *product, tarball); err != nil {
+			return err
+		}
+		fmt.Printf("bundle: %s (sha256sums and done in %s)\n", tarball, dir)
+		return nil
+	})
 }
