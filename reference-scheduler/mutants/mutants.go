@@ -9,11 +9,10 @@ package mutants
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/gangconf/gangconf/internal/yamlfile"
 )
 
 // Kinds of mutant.
@@ -70,18 +69,14 @@ type Catalogue struct {
 
 // Load reads and checks a catalogue.
 func Load(path string) (*Catalogue, error) {
-	data, err := os.ReadFile(path)
+	c, err := yamlfile.Read[Catalogue](path)
 	if err != nil {
 		return nil, err
-	}
-	var c Catalogue
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &c, nil
+	return c, nil
 }
 
 func (c *Catalogue) validate() error {

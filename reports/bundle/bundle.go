@@ -17,7 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/gangconf/gangconf/internal/yamlfile"
 )
 
 // Product is the vendor's description of what was tested (PRODUCT.yaml), as
@@ -34,13 +34,9 @@ type Product struct {
 
 // LoadProduct reads and validates a PRODUCT.yaml.
 func LoadProduct(path string) (*Product, error) {
-	data, err := os.ReadFile(path)
+	p, err := yamlfile.Read[Product](path)
 	if err != nil {
 		return nil, err
-	}
-	var p Product
-	if err := yaml.UnmarshalStrict(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var problems []string
 	for field, v := range map[string]string{"vendor": p.Vendor, "name": p.Name, "version": p.Version, "contact_email_address": p.Contact} {
@@ -63,7 +59,7 @@ func LoadProduct(path string) (*Product, error) {
 		sort.Strings(problems)
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(problems, "; "))
 	}
-	return &p, nil
+	return p, nil
 }
 
 // excluded are files never published: they hold credentials or are the

@@ -13,7 +13,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
-	"sigs.k8s.io/yaml"
+
+	"github.com/gangconf/gangconf/internal/yamlfile"
 )
 
 // Entry is how one spec is known to fail.
@@ -43,13 +44,9 @@ type Record struct {
 
 // Load reads a record file and checks that every entry has a way to fail.
 func Load(path string) (*Record, error) {
-	data, err := os.ReadFile(path)
+	r, err := yamlfile.Read[Record](path)
 	if err != nil {
 		return nil, err
-	}
-	var r Record
-	if err := yaml.UnmarshalStrict(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	seen := map[string]bool{}
 	for _, e := range r.Specs {
@@ -66,7 +63,7 @@ func Load(path string) (*Record, error) {
 			}
 		}
 	}
-	return &r, nil
+	return r, nil
 }
 
 // Outcome is what one spec did in a run.
