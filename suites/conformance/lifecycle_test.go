@@ -27,9 +27,7 @@ var _ = ginkgo.Describe("Deletion protection", ginkgo.Label("profile:core", "are
 
 	ginkgo.Context("a deleted PodGroup whose members are bound", func() {
 		var g *gang.Gang
-		getGroup := func(ctx context.Context) (*schedulingv1beta1.PodGroup, error) {
-			return f.Client.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
-		}
+		getGroup := func(ctx context.Context) (*schedulingv1beta1.PodGroup, error) { return g.GetPodGroup(ctx, f.Client) }
 		ginkgo.BeforeEach(func(ctx context.Context) {
 			s := f.NewSpec(ctx)
 			g = s.GPUGang("protected", s.Slice(ctx, "gpu-8x", 2, 2), 2, 2, 8)

@@ -11,7 +11,6 @@ import (
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
@@ -106,12 +105,9 @@ func (f *Framework) ExpectGroupCondition(ctx context.Context, g *gang.Gang, t st
 	ginkgo.GinkgoHelper()
 	var cond *metav1.Condition
 	gomega.Eventually(ctx, func(ctx context.Context) (*metav1.Condition, error) {
-		pg, err := f.Client.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		cond = meta.FindStatusCondition(pg.Status.Conditions, t)
-		return cond, nil
+		var err error
+		cond, err = g.Condition(ctx, f.Client, t)
+		return cond, err
 	}).WithTimeout(Patience).Should(m, why)
 	return cond
 }

@@ -145,6 +145,11 @@ func (g *Gang) CreatePodGroup(ctx context.Context, cs kubernetes.Interface) (*sc
 	return cs.SchedulingV1beta1().PodGroups(g.Namespace).Create(ctx, pg, metav1.CreateOptions{})
 }
 
+// GetPodGroup reads the gang's PodGroup as the API server has it.
+func (g *Gang) GetPodGroup(ctx context.Context, cs kubernetes.Interface) (*schedulingv1beta1.PodGroup, error) {
+	return cs.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+}
+
 // CreatePods creates member pods from..to-1.
 func (g *Gang) CreatePods(ctx context.Context, cs kubernetes.Interface, from, to int) error {
 	for i := from; i < to; i++ {
@@ -217,7 +222,7 @@ func (g *Gang) Bound(ctx context.Context, cs kubernetes.Interface) (int, error) 
 
 // Condition returns the PodGroup's condition of type t, or nil.
 func (g *Gang) Condition(ctx context.Context, cs kubernetes.Interface, t string) (*metav1.Condition, error) {
-	pg, err := cs.SchedulingV1beta1().PodGroups(g.Namespace).Get(ctx, g.Name, metav1.GetOptions{})
+	pg, err := g.GetPodGroup(ctx, cs)
 	if err != nil {
 		return nil, err
 	}
