@@ -16,11 +16,14 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
 
-// editPods applies edit to every pod of the gang, after its pin.
+// editPods applies edit to every pod of the gang, after its pin if it has
+// one.
 func editPods(g *gang.Gang, edit func(*corev1.Pod)) {
 	pin := g.Pin
 	g.Pin = func(p *corev1.Pod) {
-		pin(p)
+		if pin != nil {
+			pin(p)
+		}
 		edit(p)
 	}
 }
@@ -67,47 +70,56 @@ func nodeNames(sl *cluster.Slice) []string {
 	return out
 }
 
+// oneEachGang creates, in a spec of its own, a gang of three 1-GPU members
+// that constrain allows one member a node, on a slice of that many 8-GPU
+// nodes: room enough on every node, so only the constraint decides.
+func oneEachGang(ctx context.Context, name string, nodes int, constrain func(*gang.Gang)) (*gang.Gang, *cluster.Slice) {
+	ginkgo.GinkgoHelper()
+	s := f.NewSpec(ctx)
+	sl := s.Slice(ctx, "gpu-8x", nodes, nodes)
+	g := s.GPUGang(name, sl, 3, 3, 1)
+	constrain(g)
+	f.Create(ctx, g)
+	return g, sl
+}
+
 // Semantics items 8 and 9, with constraints between the members of a gang:
 // what one member takes (its node, its port) rules out places for the
 // others, so the gang fits only if the scheduler counts its own members.
 var _ = ginkgo.Describe("Constraints between members", ginkgo.Label("profile:core", "area:all-or-nothing"), func() {
-	ginkgo.It("a gang of three whose members repel each other by hostname, on two nodes with room for all three, binds no member (watched for 5s after every member was tried)", ginkgo.Label("item:8"), func(ctx context.Context) {
-		s := f.NewSpec(ctx)
-		g := s.GPUGang("apart", s.Slice(ctx, "gpu-8x", 2, 2), 3, 3, 1)
-		apart(g)
-		f.Create(ctx, g)
-		f.ExpectTried(ctx, g)
-		f.ExpectStaysBound(ctx, g, 0, "no member is bound when only two of three can be kept apart")
-	})
+	// Two constraints that allow a gang one member a node, each with too few
+	// nodes (item 8) and with enough (item 9).
+	for _, c := range []struct {
+		name      string
+		constrain func(*gang.Gang)
+		// tooFew and enough are the two specs' texts; unbound says why no
+		// member is bound on too few nodes.
+		tooFew, unbound, enough string
+	}{{
+		name:      "apart",
+		constrain: apart,
+		tooFew:    "a gang of three whose members repel each other by hostname, on two nodes with room for all three, binds no member (watched for 5s after every member was tried)",
+		unbound:   "no member is bound when only two of three can be kept apart",
+		enough:    "a gang of three whose members repel each other by hostname is bound on three nodes, one member on each",
+	}, {
+		name:      "port",
+		constrain: func(g *gang.Gang) { hostPort(g, 7777) },
+		tooFew:    "a gang of three asking for the same host port, on two nodes with room for all three, binds no member (watched for 5s after every member was tried)",
+		unbound:   "no member is bound when only two of three can have the port",
+		enough:    "a gang of three asking for the same host port is bound on three nodes, one member on each",
+	}} {
+		ginkgo.It(c.tooFew, ginkgo.Label("item:8"), func(ctx context.Context) {
+			g, _ := oneEachGang(ctx, c.name, 2, c.constrain)
+			f.ExpectTried(ctx, g)
+			f.ExpectStaysBound(ctx, g, 0, c.unbound)
+		})
 
-	ginkgo.It("a gang of three whose members repel each other by hostname is bound on three nodes, one member on each", ginkgo.Label("item:9"), func(ctx context.Context) {
-		s := f.NewSpec(ctx)
-		sl := s.Slice(ctx, "gpu-8x", 3, 3)
-		g := s.GPUGang("apart", sl, 3, 3, 1)
-		apart(g)
-		f.Create(ctx, g)
-		f.ExpectBound(ctx, g, 3, "the three members are bound")
-		gomega.Expect(boundNodes(ctx, g)).To(gomega.ConsistOf(nodeNames(sl)), "one member on each node")
-	})
-
-	ginkgo.It("a gang of three asking for the same host port, on two nodes with room for all three, binds no member (watched for 5s after every member was tried)", ginkgo.Label("item:8"), func(ctx context.Context) {
-		s := f.NewSpec(ctx)
-		g := s.GPUGang("port", s.Slice(ctx, "gpu-8x", 2, 2), 3, 3, 1)
-		hostPort(g, 7777)
-		f.Create(ctx, g)
-		f.ExpectTried(ctx, g)
-		f.ExpectStaysBound(ctx, g, 0, "no member is bound when only two of three can have the port")
-	})
-
-	ginkgo.It("a gang of three asking for the same host port is bound on three nodes, one member on each", ginkgo.Label("item:9"), func(ctx context.Context) {
-		s := f.NewSpec(ctx)
-		sl := s.Slice(ctx, "gpu-8x", 3, 3)
-		g := s.GPUGang("port", sl, 3, 3, 1)
-		hostPort(g, 7777)
-		f.Create(ctx, g)
-		f.ExpectBound(ctx, g, 3, "the three members are bound")
-		gomega.Expect(boundNodes(ctx, g)).To(gomega.ConsistOf(nodeNames(sl)), "one member on each node")
-	})
+		ginkgo.It(c.enough, ginkgo.Label("item:9"), func(ctx context.Context) {
+			g, sl := oneEachGang(ctx, c.name, 3, c.constrain)
+			f.ExpectBound(ctx, g, 3, "the three members are bound")
+			gomega.Expect(boundNodes(ctx, g)).To(gomega.ConsistOf(nodeNames(sl)), "one member on each node")
+		})
+	}
 })
 
 // claim makes a ReadWriteOncePod claim in the spec's namespace, bound to a

@@ -20,11 +20,7 @@ func gpusEach(gpus ...int64) func(int) corev1.ResourceList {
 // onNode pins the gang's pods to one node of the slice, by hostname.
 func onNode(g *gang.Gang, sl *cluster.Slice, i int) {
 	name := sl.Nodes.Node(i).Name
-	pin := g.Pin
-	g.Pin = func(p *corev1.Pod) {
-		pin(p)
-		p.Spec.NodeSelector[corev1.LabelHostname] = name
-	}
+	editPods(g, func(p *corev1.Pod) { p.Spec.NodeSelector[corev1.LabelHostname] = name })
 }
 
 // standalone is n plain pods (no PodGroup) of gpus GPUs each on node i of

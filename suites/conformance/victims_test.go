@@ -6,36 +6,18 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
 )
 
-// oneANode gives every member of the gang a required anti-affinity to its
-// fellow members on the node's hostname: at most one member a node.
-func oneANode(g *gang.Gang) *gang.Gang {
-	pin := g.Pin
-	g.Pin = func(p *corev1.Pod) {
-		if pin != nil {
-			pin(p)
-		}
-		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{gang.LabelGang: g.Name}},
-				TopologyKey:   corev1.LabelHostname,
-			}},
-		}}
-	}
-	return g
-}
-
 // halfNodeGang is a gang of members 4-GPU pods (all of them its quorum), one
 // a node, at a priority, whose whole group goes if any member is preempted.
 // Its members linger while terminating (Hold) until the spec releases them.
 func halfNodeGang(s *framework.Spec, sl *cluster.Slice, name, priority string, members int) *gang.Gang {
-	g := oneANode(s.GPUGang(name, sl, int32(members), members, 4))
+	g := s.GPUGang(name, sl, int32(members), members, 4)
+	apart(g)
 	g.PriorityClassName, g.DisruptionAll, g.Hold = priority, true, true
 	return g
 }
