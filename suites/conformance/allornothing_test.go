@@ -5,8 +5,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/gang"
@@ -49,9 +47,7 @@ var _ = ginkgo.Describe("All-or-nothing", ginkgo.Label("profile:core", "area:all
 		})
 
 		ginkgo.It("reports PodGroupInitiallyScheduled=False, reason Unschedulable, naming minCount", func(ctx context.Context) {
-			c := f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
-				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonUnschedulable),
-				"the PodGroup says it could not be scheduled")
+			c := expectUnschedulable(ctx, g, "the PodGroup says it could not be scheduled")
 			gomega.Expect(c.Message).To(gomega.ContainSubstring("3"), "the message names the quorum of 3")
 		})
 	})

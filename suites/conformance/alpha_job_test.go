@@ -85,10 +85,7 @@ func expectOne[T any](ctx context.Context, list func(context.Context) ([]T, erro
 // controller).
 var _ = ginkgo.Describe("Jobs with spec.scheduling", ginkgo.Label("profile:alpha", "area:job", "item:24"), func() {
 	var s *framework.Spec
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(preflight.GateWorkloadWithJob)
-		s = f.NewSpec(ctx)
-	})
+	gatedSpecs(&s, preflight.GateWorkloadWithJob)
 
 	ginkgo.It("a gang Job gets a Workload and a PodGroup, and its pods name that PodGroup and are bound", func(ctx context.Context) {
 		job := gangJob(ctx, s, s.Slice(ctx, "gpu-8x", 2, 2), "trainer", 2, false)

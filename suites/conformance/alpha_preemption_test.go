@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/gang"
@@ -33,10 +32,7 @@ func saysNever(g *gang.Gang) *gang.Gang {
 // Semantics item 23 (PodGroupPreemptionPolicy).
 var _ = ginkgo.Describe("PodGroup preemption policy", ginkgo.Label("profile:alpha", "area:preemption-policy", "item:23"), func() {
 	var s *framework.Spec
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(preflight.GatePreemptionPolicy)
-		s = f.NewSpec(ctx)
-	})
+	gatedSpecs(&s, preflight.GatePreemptionPolicy)
 
 	ginkgo.It("a gang whose PodGroup says Never evicts nothing and stays Pending, where the same gang at PreemptLowerPriority preempts (watched for 5s)", func(ctx context.Context) {
 		rec := s.RecordPods(ctx)
@@ -48,7 +44,7 @@ var _ = ginkgo.Describe("PodGroup preemption policy", ginkgo.Label("profile:alph
 		waiting := saysNever(s.GPUGang("never", never, 2, 2, 8))
 		waiting.PriorityClassName = neverPriority
 		f.Create(ctx, waiting)
-		pg, err := f.Client.SchedulingV1beta1().PodGroups(s.Namespace).Get(ctx, waiting.Name, metav1.GetOptions{})
+		pg, err := waiting.GetPodGroup(ctx, f.Client)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		gomega.Expect(pg.Spec.PreemptionPolicy).To(gomega.HaveValue(gomega.Equal(schedulingv1beta1.PreemptNever)),
 			"the PodGroup itself carries preemptionPolicy Never, not only its members' priority class")
@@ -67,19 +63,12 @@ var _ = ginkgo.Describe("PodGroup preemption policy", ginkgo.Label("profile:alph
 			// same value and preempts. Two free nodes: room for both.
 			mixed = saysNever(s.GPUGang("mixed", s.Slice(ctx, "gpu-8x", 2, 2), 2, 2, 8))
 			mixed.PriorityClassName = neverPriority
-			pin := mixed.Pin
-			mixed.Pin = func(p *corev1.Pod) {
-				pin(p)
-				p.Spec.PriorityClassName = highPriority
-			}
+			editPods(mixed, func(p *corev1.Pod) { p.Spec.PriorityClassName = highPriority })
 			f.Create(ctx, mixed)
 		})
 
 		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError; no member bound (watched for 5s)", func(ctx context.Context) {
-			f.ExpectGroupCondition(ctx, mixed, schedulingv1beta1.PodGroupInitiallyScheduled,
-				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
-				"the PodGroup says its members do not agree with it")
-			f.ExpectStaysBound(ctx, mixed, 0, "no member is bound")
+			expectRejectedAsGroup(ctx, mixed, 0, "no member is bound")
 		})
 	})
 })

@@ -7,7 +7,6 @@ import (
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework"
@@ -52,10 +51,7 @@ func oneRackFits(ctx context.Context, s *framework.Spec) *cluster.Slice {
 // pods select its slice's nodes only).
 var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha", "area:topology", "item:21"), func() {
 	var s *framework.Spec
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(preflight.GateTopology)
-		s = f.NewSpec(ctx)
-	})
+	gatedSpecs(&s, preflight.GateTopology)
 
 	ginkgo.It("places the whole gang in one rack, though the emptiest node is in another", func(ctx context.Context) {
 		sl := oneRackFits(ctx, s)
@@ -138,9 +134,7 @@ var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha"
 		})
 
 		ginkgo.It("reports PodGroupInitiallyScheduled=False, reason Unschedulable", func(ctx context.Context) {
-			f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
-				framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonUnschedulable),
-				"the PodGroup says it could not be scheduled")
+			expectUnschedulable(ctx, g, "the PodGroup says it could not be scheduled")
 		})
 	})
 })

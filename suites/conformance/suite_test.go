@@ -15,8 +15,11 @@ import (
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangconf/gangconf/suites/framework"
+	"github.com/gangconf/gangconf/suites/framework/gang"
 	"github.com/gangconf/gangconf/suites/framework/harness"
 	"github.com/gangconf/gangconf/suites/framework/monitor"
 	"github.com/gangconf/gangconf/suites/framework/preflight"
@@ -108,3 +111,22 @@ var _ = ginkgo.ReportAfterSuite("results bundle", func(r ginkgo.Report) {
 		reporters.JunitReportConfig{OmitTimelinesForSpecState: types.SpecStatePassed})).To(gomega.Succeed())
 	gomega.Expect(reporters.GenerateJSONReport(r, filepath.Join(dir, "ginkgo-report.json"))).To(gomega.Succeed())
 })
+
+// gatedSpecs sets *s, before each spec of the container it is called in, to
+// a new Spec, and skips the spec unless the cluster has gates on: the setup
+// of every alpha feature's specs.
+func gatedSpecs(s **framework.Spec, gates ...string) {
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		f.RequireGates(gates...)
+		*s = f.NewSpec(ctx)
+	})
+}
+
+// expectUnschedulable waits until the gang's PodGroup reports
+// PodGroupInitiallyScheduled=False, reason Unschedulable, and returns that
+// condition.
+func expectUnschedulable(ctx context.Context, g *gang.Gang, why string) *metav1.Condition {
+	ginkgo.GinkgoHelper()
+	return f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
+		framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonUnschedulable), why)
+}
