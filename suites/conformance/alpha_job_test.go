@@ -125,6 +125,12 @@ var _ = ginkgo.Describe("Jobs with spec.scheduling", ginkgo.Label("profile:alpha
 		}).WithTimeout(framework.Patience).Should(gomega.ConsistOf(pg.Name+" bound=true", pg.Name+" bound=true"),
 			"both pods name the PodGroup and are bound")
 	})
+})
+
+// Semantics item 24 (continued).
+var _ = ginkgo.Describe("Jobs with spec.scheduling", ginkgo.Label("profile:alpha", "area:job", "item:24"), func() {
+	var s *framework.Spec
+	gatedSpecs(&s, preflight.GateWorkloadWithJob)
 
 	ginkgo.It("a gang Job whose pods cannot all fit binds none of them (watched for 5s after every pod was tried)", func(ctx context.Context) {
 		// Two 8-GPU nodes, three 8-GPU pods.

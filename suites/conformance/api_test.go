@@ -17,7 +17,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework"
 )
 
-// Semantics items 1 and 2.
+// Semantics item 1.
 var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api"), func() {
 	ginkgo.It("serves Workload and PodGroup in scheduling.k8s.io/v1beta1", ginkgo.Label("item:1"), func(ctx context.Context) {
 		list, err := f.Client.Discovery().ServerResourcesForGroupVersion(schedulingv1beta1.SchemeGroupVersion.String())
@@ -92,7 +92,10 @@ var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api")
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "update")
 		gomega.Expect(ws.Delete(ctx, "train", metav1.DeleteOptions{})).To(gomega.Succeed(), "delete")
 	})
+})
 
+// Semantics item 2.
+var _ = ginkgo.Describe("PodGroup API", ginkgo.Label("profile:core", "area:api"), func() {
 	ginkgo.Context("a pod's spec.schedulingGroup", ginkgo.Label("item:2"), func() {
 		var s *framework.Spec
 		var pod *corev1.Pod

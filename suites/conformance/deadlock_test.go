@@ -93,7 +93,10 @@ var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlo
 		gomega.Expect(winner.Finish(ctx, f.Client)).To(gomega.Succeed())
 		f.ExpectBound(ctx, waiting, 3, "the waiting gang takes the capacity its rival freed")
 	})
+})
 
+// Semantics item 11.
+var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlock", "item:11"), func() {
 	ginkgo.It("a gang and single pods that arrive together and need twice the nodes: one side waits whole while the other runs (watched for 5s), then the waiting side is bound", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		// Four nodes; a gang of four 8-GPU members and four 8-GPU single

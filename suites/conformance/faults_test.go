@@ -17,43 +17,9 @@ import (
 // first process (which owns the scheduler and the cluster) once every
 // parallel spec is done.
 var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended", "area:faults", "item:25"), func() {
-	var (
-		s   *framework.Spec
-		rec *framework.PodRecorder
-	)
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		s = f.NewSpec(ctx)
-		rec = s.RecordPods(ctx)
-	})
-
-	// crashScheduler kills the scheduler under test; the spec's cleanup
-	// starts it again if the spec did not.
-	crashScheduler := func() {
-		ginkgo.GinkgoHelper()
-		if ok, why := env.CanRestartScheduler(); !ok {
-			ginkgo.Skip(why)
-		}
-		// The invariant monitor does not count the outage as quiet time.
-		invariants.Suspend()
-		ginkgo.DeferCleanup(func(ctx context.Context) error {
-			defer invariants.Resume(time.Now())
-			return env.EnsureScheduler(ctx)
-		})
-		gomega.Expect(env.CrashScheduler()).To(gomega.Succeed())
-		ginkgo.GinkgoWriter.Println("scheduler killed with SIGKILL")
-	}
-	// restartScheduler starts the scheduler again. The invariant monitor's
-	// quiet window then starts one QuietWindow after the scheduler is ready:
-	// a restarted scheduler first works through every pending pod, and in
-	// one CI run its first bind came 5.3 s after it was ready, as it tried
-	// the other gang of 256 before it completed the gang it had begun.
-	restartScheduler := func(ctx context.Context) {
-		ginkgo.GinkgoHelper()
-		start := time.Now()
-		gomega.Expect(env.EnsureScheduler(ctx)).To(gomega.Succeed(), "the scheduler starts again")
-		invariants.Resume(time.Now().Add(framework.QuietWindow))
-		ginkgo.GinkgoWriter.Printf("scheduler ready again %s after its start\n", time.Since(start).Round(time.Millisecond))
-	}
+	var s *framework.Spec
+	var rec *framework.PodRecorder
+	recordedSpecs(&s, &rec)
 
 	ginkgo.It("a scheduler crash while a gang waits for quorum binds nothing early; the gang is bound once complete (watched for 5s before and after)", func(ctx context.Context) {
 		quorumAcrossFault(ctx, s, func(ctx context.Context) {
@@ -102,6 +68,36 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 		})
 	})
 })
+
+// crashScheduler kills the scheduler under test; the spec's cleanup
+// starts it again if the spec did not.
+func crashScheduler() {
+	ginkgo.GinkgoHelper()
+	if ok, why := env.CanRestartScheduler(); !ok {
+		ginkgo.Skip(why)
+	}
+	// The invariant monitor does not count the outage as quiet time.
+	invariants.Suspend()
+	ginkgo.DeferCleanup(func(ctx context.Context) error {
+		defer invariants.Resume(time.Now())
+		return env.EnsureScheduler(ctx)
+	})
+	gomega.Expect(env.CrashScheduler()).To(gomega.Succeed())
+	ginkgo.GinkgoWriter.Println("scheduler killed with SIGKILL")
+}
+
+// restartScheduler starts the scheduler again. The invariant monitor's
+// quiet window then starts one QuietWindow after the scheduler is ready:
+// a restarted scheduler first works through every pending pod, and in
+// one CI run its first bind came 5.3 s after it was ready, as it tried
+// the other gang of 256 before it completed the gang it had begun.
+func restartScheduler(ctx context.Context) {
+	ginkgo.GinkgoHelper()
+	start := time.Now()
+	gomega.Expect(env.EnsureScheduler(ctx)).To(gomega.Succeed(), "the scheduler starts again")
+	invariants.Resume(time.Now().Add(framework.QuietWindow))
+	ginkgo.GinkgoWriter.Printf("scheduler ready again %s after its start\n", time.Since(start).Round(time.Millisecond))
+}
 
 // quorumAcrossFault has three of a gang of four wait for quorum, applies
 // the fault, and checks that nothing was bound early on either side of it

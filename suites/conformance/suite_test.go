@@ -122,6 +122,16 @@ func gatedSpecs(s **framework.Spec, gates ...string) {
 	})
 }
 
+// recordedSpecs sets *s, before each spec of the container it is called in,
+// to a new Spec, and *rec to a recorder of its pods: the setup of the specs
+// that ask what happened to pods that may be gone (preemption, faults).
+func recordedSpecs(s **framework.Spec, rec **framework.PodRecorder) {
+	ginkgo.BeforeEach(func(ctx context.Context) {
+		*s = f.NewSpec(ctx)
+		*rec = (*s).RecordPods(ctx)
+	})
+}
+
 // expectUnschedulable waits until the gang's PodGroup reports
 // PodGroupInitiallyScheduled=False, reason Unschedulable, and returns that
 // condition.

@@ -108,7 +108,10 @@ var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validat
 		gomega.Expect(pg.Spec.DisruptionMode.Single).NotTo(gomega.BeNil(), "disruptionMode defaults to single")
 		gomega.Expect(pg.Spec.DisruptionMode.All).To(gomega.BeNil())
 	})
+})
 
+// Semantics item 3 (continued).
+var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validation", "item:3"), func() {
 	ginkgo.DescribeTable("rejects a new Workload",
 		func(ctx context.Context, field string, templates int, mutate func(*schedulingv1beta1.Workload)) {
 			s := f.NewSpec(ctx)
