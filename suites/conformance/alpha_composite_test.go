@@ -16,28 +16,38 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/preflight"
 )
 
-// Template names of the composite Workload.
-const (
-	compositeTemplate = "job"
-	childTemplate     = "worker"
-)
+// compositeTemplate names the composite Workload's CompositePodGroupTemplate.
+const compositeTemplate = "job"
 
-// composite creates a Workload with one CompositePodGroupTemplate whose
-// child template is a gang of members 8-GPU pods, the CompositePodGroup
-// with minGroupCount, and n child PodGroups (none of their pods). It returns
-// the children, pinned to the slice, for the spec to create pods for.
-func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name string, minGroupCount int32, n, members int) []*gang.Gang {
+// composite creates a Workload with one CompositePodGroupTemplate, the
+// CompositePodGroup with minGroupCount, and one child PodGroup per entry of
+// members (none of their pods): a gang of that many 8-GPU pods, all of them
+// its quorum, from a PodGroupTemplate of its own. Children are created in
+// order. It returns them, pinned to the slice, for the spec to create pods for.
+func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name string, minGroupCount int32, members ...int) []*gang.Gang {
 	ginkgo.GinkgoHelper()
-	minCount := int32(members)
+	var children []*gang.Gang
+	var templates []schedulingv1beta1.PodGroupTemplate
+	for i, m := range members {
+		c := s.GPUGang(fmt.Sprintf("%s-%c", name, 'a'+i), sl, int32(m), m, 8)
+		template := fmt.Sprintf("worker-%c", 'a'+i)
+		c.EditGroup = func(pg *schedulingv1beta1.PodGroup) {
+			parent := name
+			pg.Spec.ParentCompositePodGroupName = &parent
+			pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: name, TemplateName: template}
+		}
+		templates = append(templates, schedulingv1beta1.PodGroupTemplate{
+			Name:             template,
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(m)}},
+		})
+		children = append(children, c)
+	}
 	wl := &schedulingv1beta1.Workload{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name},
 		Spec: schedulingv1beta1.WorkloadSpec{CompositePodGroupTemplates: []schedulingv1beta1.CompositePodGroupTemplate{{
-			Name:             compositeTemplate,
-			SchedulingPolicy: schedulingv1beta1.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount}},
-			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
-				Name:             childTemplate,
-				SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}},
-			}},
+			Name:              compositeTemplate,
+			SchedulingPolicy:  schedulingv1beta1.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: minGroupCount}},
+			PodGroupTemplates: templates,
 		}}},
 	}
 	_, err := f.Client.SchedulingV1beta1().Workloads(s.Namespace).Create(ctx, wl, metav1.CreateOptions{})
@@ -51,17 +61,9 @@ func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name s
 	}
 	_, err = f.Client.SchedulingV1alpha3().CompositePodGroups(s.Namespace).Create(ctx, cpg, metav1.CreateOptions{})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create the CompositePodGroup")
-	var children []*gang.Gang
-	for i := 0; i < n; i++ {
-		c := s.GPUGang(fmt.Sprintf("%s-%c", name, 'a'+i), sl, minCount, members, 8)
-		c.EditGroup = func(pg *schedulingv1beta1.PodGroup) {
-			parent := name
-			pg.Spec.ParentCompositePodGroupName = &parent
-			pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: name, TemplateName: childTemplate}
-		}
+	for _, c := range children {
 		_, err := c.CreatePodGroup(ctx, f.Client)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create child PodGroup %s", c.Name)
-		children = append(children, c)
 	}
 	return children
 }
@@ -69,10 +71,7 @@ func composite(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name s
 // Semantics item 22 (CompositePodGroup, scheduling.k8s.io/v1alpha3).
 var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:composite", "item:22"), func() {
 	var s *framework.Spec
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		f.RequireGates(preflight.GateComposite)
-		s = f.NewSpec(ctx)
-	})
+	gatedSpecs(&s, preflight.GateComposite)
 
 	ginkgo.It("bind no child while fewer than minGroupCount children have their quorum, nor report the waiting child unschedulable, and bind them once enough do (watched for 5s)", func(ctx context.Context) {
 		// Room for both children; minGroupCount 2; only a's members at first.
@@ -108,7 +107,7 @@ var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:
 		fillers.Standalone = true
 		f.Create(ctx, fillers)
 		f.ExpectBound(ctx, fillers, 2, "two single pods hold two of the four nodes")
-		children := composite(ctx, s, sl, "two-of-three", 2, 3, 2)
+		children := composite(ctx, s, sl, "two-of-three", 2, 2, 2, 2)
 		for i := 0; i < 2; i++ {
 			for _, c := range children {
 				gomega.Expect(c.CreatePods(ctx, f.Client, i, i+1)).To(gomega.Succeed())
@@ -120,10 +119,18 @@ var _ = ginkgo.Describe("Composite groups", ginkgo.Label("profile:alpha", "area:
 		gomega.Consistently(ctx, boundCounts).WithArguments(children).
 			WithTimeout(framework.QuietWindow).Should(gomega.Equal([]int{0, 0, 0}), "with room for one child only, no child is bound (watched for 5s)")
 		gomega.Expect(fillers.Finish(ctx, f.Client)).To(gomega.Succeed())
-		bothOrNone := gomega.ConsistOf(2, 2, 0)
-		gomega.Eventually(ctx, boundCounts).WithArguments(children).
-			WithTimeout(framework.Patience).Should(bothOrNone, "once the single pods finish, two children are bound whole, the third not at all")
-		gomega.Consistently(ctx, boundCounts).WithArguments(children).
-			WithTimeout(framework.QuietWindow).Should(bothOrNone, "and it stays so (watched for 5s)")
+		expectSettles(ctx, children, gomega.ConsistOf(2, 2, 0), "once the single pods finish, two children are bound whole, the third not at all")
+	})
+
+	ginkgo.It("bind the children that fit whole after an earlier child that fails partway, which leaves no node taken (watched for 5s)", func(ctx context.Context) {
+		// Four 8-GPU nodes; minGroupCount 2. Child a, tried first (children
+		// go in creation order), places four of its five members and fails;
+		// b and c need all four nodes, so they fit only if a's four
+		// placements are undone before them.
+		children := composite(ctx, s, s.Slice(ctx, "gpu-8x", 4, 4), "partway", 2, 5, 2, 2)
+		for _, c := range children {
+			gomega.Expect(c.CreatePods(ctx, f.Client, 0, c.Members)).To(gomega.Succeed())
+		}
+		expectSettles(ctx, children, gomega.Equal([]int{0, 2, 2}), "children b and c are bound whole, a not at all")
 	})
 })

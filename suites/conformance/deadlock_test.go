@@ -7,6 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/gang"
@@ -42,14 +43,20 @@ func oneWinner(gangs []*gang.Gang) func([]int) bool {
 	}
 }
 
+// expectSettles waits until the gangs' bound counts match and checks that
+// they stay so for the quiet window.
+func expectSettles(ctx context.Context, gangs []*gang.Gang, m types.GomegaMatcher, why string) {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.Patience).Should(m, why)
+	gomega.Consistently(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.QuietWindow).
+		Should(m, "%s, and it stays so (watched for %s)", why, framework.QuietWindow)
+}
+
 // expectOneWinner waits until one gang is fully bound and the others have
 // nothing bound, and checks that this holds for the quiet window.
 func expectOneWinner(ctx context.Context, gangs []*gang.Gang, why string) {
 	ginkgo.GinkgoHelper()
-	gomega.Eventually(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.Patience).
-		Should(gomega.Satisfy(oneWinner(gangs)), "one gang is fully bound and every other gang has no member bound"+why)
-	gomega.Consistently(ctx, boundCounts).WithArguments(gangs).WithTimeout(framework.QuietWindow).
-		Should(gomega.Satisfy(oneWinner(gangs)), "and it stays so (watched for %s)", framework.QuietWindow)
+	expectSettles(ctx, gangs, gomega.Satisfy(oneWinner(gangs)), "one gang is fully bound and every other gang has no member bound"+why)
 }
 
 // roomWindow is how long a waiting gang may take to be bound once the
@@ -111,10 +118,7 @@ var _ = ginkgo.Describe("No deadlock", ginkgo.Label("profile:core", "area:deadlo
 		sides := []*gang.Gang{g, singles}
 		// Every node is taken, and by one side only.
 		oneSide := gomega.BeElementOf([]int{4, 0}, []int{0, 4})
-		gomega.Eventually(ctx, boundCounts).WithArguments(sides).WithTimeout(framework.Patience).
-			Should(oneSide, "either the whole gang or all four single pods are bound, the other side not at all (bound: gang, singles)")
-		gomega.Consistently(ctx, boundCounts).WithArguments(sides).WithTimeout(framework.QuietWindow).
-			Should(oneSide, "and it stays so while the running side runs (watched for %s)", framework.QuietWindow)
+		expectSettles(ctx, sides, oneSide, "either the whole gang or all four single pods are bound, the other side not at all (bound: gang, singles)")
 		counts, err := boundCounts(ctx, sides)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		running, waiting := g, singles

@@ -55,14 +55,9 @@ func expectDisrupted(ctx context.Context, rec *framework.PodRecorder, pods []str
 
 // Semantics items 16-19 (KEP-5710, on with GenericWorkload in v1.37).
 var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:extended", "area:preemption"), func() {
-	var (
-		s   *framework.Spec
-		rec *framework.PodRecorder
-	)
-	ginkgo.BeforeEach(func(ctx context.Context) {
-		s = f.NewSpec(ctx)
-		rec = s.RecordPods(ctx)
-	})
+	var s *framework.Spec
+	var rec *framework.PodRecorder
+	recordedSpecs(&s, &rec)
 
 	ginkgo.Context("a higher-priority gang that does not fit", ginkgo.Label("item:16"), func() {
 		var low, high *gang.Gang
@@ -132,6 +127,13 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is evicted")
 		gomega.Expect(rec.Disrupted(top.PodNames()...)).To(gomega.BeEmpty(), "the higher-priority pod is never a victim")
 	})
+})
+
+// Semantics items 16-19 (continued).
+var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:extended", "area:preemption"), func() {
+	var s *framework.Spec
+	var rec *framework.PodRecorder
+	recordedSpecs(&s, &rec)
 
 	ginkgo.Context("a victim group", ginkgo.Label("item:17"), func() {
 		// Two nodes, both held by the low gang; the high gang of one member
@@ -157,14 +159,6 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 			gomega.Consistently(func() []string { return rec.Disrupted(low.PodNames()...) }).WithContext(ctx).
 				WithTimeout(framework.QuietWindow).Should(gomega.HaveLen(1), "and only one (watched for 5s)")
 		})
-	})
-
-	ginkgo.It("while its victims terminate, nothing else is preempted and the gang waits (watched for 5s)", ginkgo.Label("item:18"), func(ctx context.Context) {
-		high, victims := preemptHeldVictims(ctx, s, rec)
-		expectOnlyVictims(ctx, rec, victims, high, "while the victims terminate")
-		gomega.Expect(gang.Release(ctx, f.Client, s.Namespace)).To(gomega.Succeed())
-		f.ExpectBound(ctx, high, 2, "the gang is bound once its victims are gone")
-		gomega.Expect(rec.Disrupted(victims...)).To(gomega.HaveLen(2), "and no further pod was preempted")
 	})
 
 	ginkgo.Context("two victims on one node, where one must go", ginkgo.Label("item:20"), func() {
@@ -210,6 +204,56 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		f.Create(ctx, single)
 		f.ExpectBound(ctx, single, 1, "the single high-priority pod is bound")
 		expectDisrupted(ctx, rec, low.PodNames(), 2, "both members of the all-mode group are evicted, not just one")
+	})
+})
+
+// Semantics items 16-19 (continued).
+var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:extended", "area:preemption"), func() {
+	var s *framework.Spec
+	var rec *framework.PodRecorder
+	recordedSpecs(&s, &rec)
+
+	ginkgo.It("while its victims terminate, nothing else is preempted and the gang waits (watched for 5s)", ginkgo.Label("item:18"), func(ctx context.Context) {
+		high, victims := preemptHeldVictims(ctx, s, rec)
+		expectOnlyVictims(ctx, rec, victims, high, "while the victims terminate")
+		gomega.Expect(gang.Release(ctx, f.Client, s.Namespace)).To(gomega.Succeed())
+		f.ExpectBound(ctx, high, 2, "the gang is bound once its victims are gone")
+		gomega.Expect(rec.Disrupted(victims...)).To(gomega.HaveLen(2), "and no further pod was preempted")
+	})
+
+	ginkgo.It("while its victims terminate, a member added to the gang does not start another preemption (watched for 5s after it was tried)", ginkgo.Label("item:18"), func(ctx context.Context) {
+		high, victims := preemptHeldVictims(ctx, s, rec)
+		// A third member beyond minCount: the group is tried again, and a
+		// scheduler that forgets the preemption under way evicts the third
+		// low-priority pod to make room for it.
+		high.Members = 3
+		gomega.Expect(high.CreatePods(ctx, f.Client, 2, 3)).To(gomega.Succeed())
+		f.ExpectTried(ctx, high)
+		expectOnlyVictims(ctx, rec, victims, high, "while the victims terminate and a member is added")
+	})
+
+	ginkgo.It("a gang of which one member fits and one needs a victim nominates both, and while the victim terminates a lower-priority pod does not take the free node (watched for 5s after it was tried)", ginkgo.Label("item:18"), func(ctx context.Context) {
+		// Two 8-GPU nodes, one held by a low-priority pod that lingers
+		// while terminating: one member of the gang fits at once, the other
+		// only once the pod goes.
+		sl := s.Slice(ctx, "gpu-8x", 2, 2)
+		low := s.GPUGang("low", sl, 0, 1, 8)
+		low.Standalone, low.PriorityClassName, low.Hold = true, lowPriority, true
+		f.Create(ctx, low)
+		f.ExpectBound(ctx, low, 1, "a low-priority pod holds one node")
+		high := submit(ctx, s, sl, "high", highPriority, 2, false)
+		expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is preempted for the gang")
+		for _, p := range high.PodNames() {
+			gomega.Eventually(func() string { return firstNomination(rec, p) }).WithContext(ctx).WithTimeout(framework.Patience).
+				ShouldNot(gomega.BeEmpty(), "member %s is nominated to a node while the victim goes", p)
+		}
+		late := s.GPUGang("late", sl, 0, 1, 8)
+		late.Standalone, late.PriorityClassName = true, lowPriority
+		f.Create(ctx, late)
+		f.ExpectTried(ctx, late)
+		f.ExpectStaysBound(ctx, late, 0, "the free node is kept for the gang's member nominated there")
+		gomega.Expect(gang.Release(ctx, f.Client, s.Namespace)).To(gomega.Succeed())
+		f.ExpectBound(ctx, high, 2, "the gang is bound once its victim is gone")
 	})
 })
 

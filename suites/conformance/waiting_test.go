@@ -13,6 +13,7 @@ import (
 
 	"github.com/gangconf/gangconf/suites/framework"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
+	"github.com/gangconf/gangconf/suites/framework/gang"
 )
 
 // gateName is the scheduling gate the specs put on a member.
@@ -83,16 +84,25 @@ var _ = ginkgo.Describe("Changes while a gang waits", ginkgo.Label("profile:core
 	})
 })
 
+// quorumBound creates a gang of three 8-GPU members with minCount 2 on the
+// slice, which has room for two, and returns once the two are bound and the
+// third was tried.
+func quorumBound(ctx context.Context, s *framework.Spec, sl *cluster.Slice) *gang.Gang {
+	ginkgo.GinkgoHelper()
+	g := s.GPUGang("surplus", sl, 2, 3, 8)
+	f.Create(ctx, g)
+	f.ExpectBound(ctx, g, 2, "the quorum of 2 is bound")
+	f.ExpectTried(ctx, g)
+	return g
+}
+
 // Semantics item 9: members beyond the quorum that did not fit are retried
 // when room frees.
 var _ = ginkgo.Describe("Surplus members", ginkgo.Label("profile:core", "area:all-or-nothing", "item:9"), func() {
 	ginkgo.It("a member left Pending beyond the bound quorum is bound when a node is added", func(ctx context.Context) {
 		s := f.NewSpec(ctx)
 		sl := s.Slice(ctx, "gpu-8x", 2, 2)
-		g := s.GPUGang("surplus", sl, 2, 3, 8)
-		f.Create(ctx, g)
-		f.ExpectBound(ctx, g, 2, "the quorum of 2 is bound")
-		f.ExpectTried(ctx, g)
+		g := quorumBound(ctx, s, sl)
 		addNode(ctx, sl)
 		f.ExpectBound(ctx, g, 3, "the third member takes the new node")
 	})
@@ -101,10 +111,7 @@ var _ = ginkgo.Describe("Surplus members", ginkgo.Label("profile:core", "area:al
 		s := f.NewSpec(ctx)
 		sl := s.Slice(ctx, "gpu-8x", 3, 3)
 		blocker := standalone(ctx, s, "blocker", sl, 2, 1, 8)
-		g := s.GPUGang("surplus", sl, 2, 3, 8)
-		f.Create(ctx, g)
-		f.ExpectBound(ctx, g, 2, "the quorum of 2 is bound")
-		f.ExpectTried(ctx, g)
+		g := quorumBound(ctx, s, sl)
 		gomega.Expect(blocker.Finish(ctx, f.Client)).To(gomega.Succeed())
 		f.ExpectBound(ctx, g, 3, "the third member takes the node the finished pod freed")
 	})
