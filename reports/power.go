@@ -21,8 +21,9 @@ type Power struct {
 	// Judged is how many mutants the campaign judged: those selected
 	// (MUTANTS=, default the whole catalogue), or fewer if it was stopped.
 	// Ran is how many of them ran against the suites: equivalent mutants
-	// are not run, stale and unbuildable ones cannot be.
-	Judged, Ran int
+	// are not run, stale and unbuildable ones cannot be. Catalogue is how
+	// many the catalogue holds (0 from a campaign that did not say).
+	Judged, Ran, Catalogue int
 	// Full is set when every suite ran to its end for every mutant, so each
 	// kill lists every spec that fails it, not the first.
 	Full     bool
@@ -57,7 +58,7 @@ func (m *Model) loadMutants(dir string) {
 		}
 		return
 	}
-	p := &Power{Judged: len(res.Mutants), Full: res.Full, ReferenceFailed: len(res.ReferenceFailed),
+	p := &Power{Judged: len(res.Mutants), Catalogue: res.Catalogue, Full: res.Full, ReferenceFailed: len(res.ReferenceFailed),
 		Duration: time.Duration(res.Seconds * float64(time.Second)).Round(time.Second)}
 	var outcomes []string
 	areas := map[string]*PowerArea{}

@@ -60,6 +60,7 @@ func run(ctx context.Context, catalogue, buildDir string) error {
 	if err != nil {
 		return err
 	}
+	c.Catalogue = len(cat.Mutants)
 	res, err := c.Run(ctx, selected)
 	if res != nil {
 		fmt.Printf("%s; results in %s\n", res.Score, filepath.Join(c.Dir, results.MutantsFile))

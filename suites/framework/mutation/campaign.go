@@ -27,6 +27,8 @@ type Campaign struct {
 	Dir, BuildDir string
 	// Full runs every suite to its end for every mutant.
 	Full bool
+	// Catalogue is the size of the catalogue the selection came from.
+	Catalogue int
 	// ReferenceReport, when set, is a Ginkgo report of the reference on the
 	// core and extended suite from the same sitting, used instead of a run.
 	ReferenceReport string
@@ -36,7 +38,7 @@ type Campaign struct {
 // Run judges each mutant in turn, writing the results after each one so
 // that a stopped campaign keeps what it found.
 func (c *Campaign) Run(ctx context.Context, selected []mutants.Mutant) (*results.Mutants, error) {
-	res := &results.Mutants{Started: time.Now(), Full: c.Full}
+	res := &results.Mutants{Started: time.Now(), Full: c.Full, Catalogue: c.Catalogue}
 	reference, err := c.referenceFailures(ctx, selected)
 	if err != nil {
 		return nil, err

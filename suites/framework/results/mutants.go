@@ -17,6 +17,9 @@ type Mutants struct {
 	// Full is set when every suite ran to its end for every mutant
 	// (MUTANTS_FULL=1), so KilledBy lists every killing spec, not the first.
 	Full bool `json:"full"`
+	// Catalogue is how many mutants the catalogue holds, of which MUTANTS=
+	// selected those in Mutants.
+	Catalogue int `json:"catalogue"`
 	// ReferenceFailed lists the specs that failed on the unmutated reference
 	// in the same sitting: a mutant failing only these is undecided.
 	ReferenceFailed []string        `json:"referenceFailed,omitempty"`
