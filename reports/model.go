@@ -20,6 +20,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
@@ -32,7 +33,8 @@ type Model struct {
 	Environment *results.Environment
 	Verdicts    []Verdict
 	Areas       []Area
-	// Controls are the negative controls that ran, in ControlOrder, the
+	// Controls are the negative controls that ran, in the order of the
+	// registry of scheduler kinds, the
 	// alpha profile's runs of a control merged into its column.
 	Controls []Control
 	// Power is what make mutants found; nil when it did not run.
@@ -406,19 +408,6 @@ func verdict(profile string, specs []suiteSpec, run *suiteRun) Verdict {
 	return v
 }
 
-// ControlOrder is the order of the controls' columns; others follow by name.
-var ControlOrder = []string{"no-gang", TrivialControl, "no-preemption", "no-alpha", "no-job-workload"}
-
-// ControlBreaks says what each of gangconf's controls breaks
-// (suites/conformance/controls.yaml tells more).
-var ControlBreaks = map[string]string{
-	"no-gang":         "GenericWorkload off in the scheduler only: the API is served, pods are scheduled one by one",
-	"no-api":          "GenericWorkload off everywhere, scheduling.k8s.io/v1beta1 not served: a cluster from before KEP-4671",
-	"no-preemption":   "the reference with PostFilter and PodGroupPostFilter disabled: gangs, but no preemption",
-	"no-alpha":        "the reference without the cluster's alpha gates: alpha fields reach the API and the scheduler ignores them",
-	"no-job-workload": "WorkloadWithJob off in kube-controller-manager only: Jobs get no Workload or PodGroup",
-}
-
 // TrivialControl serves no PodGroup API at all: a spec that only it fails
 // is shown able to fail by a cluster from before KEP-4671, nothing finer.
 const TrivialControl = "no-api"
@@ -441,7 +430,10 @@ func (m *Model) loadControls(dir string) {
 			}
 			c := byName[e.Name()]
 			if c == nil {
-				c = &Control{Name: e.Name(), Breaks: ControlBreaks[e.Name()], ran: map[string]bool{}}
+				// What it breaks comes from the registry of scheduler kinds;
+				// a directory of no control gangconf has gets no description.
+				k, _ := kinds.Lookup(e.Name())
+				c = &Control{Name: e.Name(), Breaks: k.About, ran: map[string]bool{}}
 				byName[e.Name()] = c
 			}
 			c.Runs = append(c.Runs, run.name)
@@ -458,7 +450,7 @@ func (m *Model) loadControls(dir string) {
 			}
 		}
 	}
-	for _, name := range ordered(slices.Collect(maps.Keys(byName)), ControlOrder) {
+	for _, name := range ordered(slices.Collect(maps.Keys(byName)), kinds.Names(kinds.Control)) {
 		c := byName[name]
 		sort.Strings(c.Killed)
 		m.Controls = append(m.Controls, *c)
@@ -467,19 +459,21 @@ func (m *Model) loadControls(dir string) {
 
 // ordered sorts names as order lists them, the others after by name.
 func ordered(names, order []string) []string {
-	rank := func(n string) int {
-		if i := slices.Index(order, n); i >= 0 {
-			return i
-		}
-		return len(order)
-	}
 	slices.SortFunc(names, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
+		if ra, rb := rank(order, a), rank(order, b); ra != rb {
 			return ra - rb
 		}
 		return strings.Compare(a, b)
 	})
 	return names
+}
+
+// rank is name's place in order; names order does not list come after.
+func rank(order []string, name string) int {
+	if i := slices.Index(order, name); i >= 0 {
+		return i
+	}
+	return len(order)
 }
 
 func (m *Model) loadBench(dir, baseline string) {

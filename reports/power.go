@@ -60,11 +60,8 @@ func (m *Model) loadMutants(dir string) {
 	}
 	p := &Power{Judged: len(res.Mutants), Catalogue: res.Catalogue, Full: res.Full, ReferenceFailed: len(res.ReferenceFailed),
 		Duration: time.Duration(res.Seconds * float64(time.Second)).Round(time.Second)}
-	var outcomes []string
 	areas := map[string]*PowerArea{}
 	for _, v := range res.Mutants {
-		// The score is recounted from the verdicts, as make mutants counts it.
-		outcomes = append(outcomes, v.Outcome)
 		a := areas[v.Area]
 		if a == nil {
 			a = &PowerArea{Name: v.Area}
@@ -89,17 +86,14 @@ func (m *Model) loadMutants(dir string) {
 			p.Unkilled = append(p.Unkilled, v)
 		}
 	}
-	p.Score = results.NewScore(outcomes)
+	// The score is recounted from the verdicts, as make mutants counts it.
+	p.Score = results.NewScore(res.Mutants)
 	for _, name := range ordered(slices.Collect(maps.Keys(areas)), mutants.Areas) {
 		p.Areas = append(p.Areas, *areas[name])
 	}
-	rank := func(o string) int {
-		if i := slices.Index(unkilledOrder, o); i >= 0 {
-			return i
-		}
-		return len(unkilledOrder)
-	}
-	slices.SortStableFunc(p.Unkilled, func(a, b results.MutantVerdict) int { return rank(a.Outcome) - rank(b.Outcome) })
+	slices.SortStableFunc(p.Unkilled, func(a, b results.MutantVerdict) int {
+		return rank(unkilledOrder, a.Outcome) - rank(unkilledOrder, b.Outcome)
+	})
 	m.Power = p
 }
 
@@ -219,11 +213,15 @@ func (m *Model) killMatrix() *KillMatrix {
 // killRow is spec's row: the controls' cells, then the mutant areas'.
 func (m *Model) killRow(km *KillMatrix, spec string, byArea map[string][]string) KillRow {
 	row := KillRow{Spec: spec}
-	others := 0
+	trivial, others := false, 0
 	for _, c := range m.Controls {
 		cell := KillCell{Ran: c.ran[spec], Killed: slices.Contains(c.Killed, spec)}
 		row.Cells = append(row.Cells, cell)
-		if cell.Killed && c.Name != TrivialControl {
+		switch {
+		case !cell.Killed:
+		case c.Name == TrivialControl:
+			trivial = true
+		default:
 			others++
 		}
 	}
@@ -232,10 +230,6 @@ func (m *Model) killRow(km *KillMatrix, spec string, byArea map[string][]string)
 		row.Cells = append(row.Cells, KillCell{Killed: len(names) > 0, Mutants: names})
 		others += len(names)
 	}
-	for i, c := range m.Controls {
-		if c.Name == TrivialControl && row.Cells[i].Killed && others == 0 {
-			row.OnlyTrivial = true
-		}
-	}
+	row.OnlyTrivial = trivial && others == 0
 	return row
 }

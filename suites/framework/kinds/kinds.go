@@ -93,7 +93,7 @@ var all = []Kind{
 	// scheduling.k8s.io/v1beta1 not served; pods are placed one by one.
 	withCluster(profileKind("no-api", Control, "no-gang", "a cluster from before KEP-4671: GenericWorkload off everywhere, scheduling.k8s.io/v1beta1 not served"),
 		ClusterChange{FeatureGates: "GenericWorkload=false", RuntimeConfig: "scheduling.k8s.io/v1beta1=false"}),
-	profileKind("no-preemption", Control, "no-preemption", "gangs, but no PostFilter plugin: nothing is preempted"),
+	profileKind("no-preemption", Control, "no-preemption", "the reference with PostFilter and PodGroupPostFilter disabled: gangs, but nothing is preempted"),
 	alpha(profileKind("no-alpha", Control, "no-alpha", "the reference without the cluster's alpha gates: topology, composite groups and PodGroup preemption policies are ignored")),
 	// The profile's cluster and the reference scheduler, with a controller
 	// manager that lacks WorkloadWithJob: the API keeps a Job's

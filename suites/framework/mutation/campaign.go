@@ -72,11 +72,7 @@ func summary(v results.MutantVerdict) string {
 
 func (c *Campaign) write(res *results.Mutants) error {
 	res.Seconds = time.Since(res.Started).Seconds()
-	outcomes := make([]string, len(res.Mutants))
-	for i, v := range res.Mutants {
-		outcomes[i] = v.Outcome
-	}
-	res.Score = results.NewScore(outcomes)
+	res.Score = results.NewScore(res.Mutants)
 	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

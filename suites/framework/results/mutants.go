@@ -72,11 +72,11 @@ type Score struct {
 	Percent float64 `json:"percent"`
 }
 
-// NewScore tallies outcomes.
-func NewScore(outcomes []string) Score {
+// NewScore tallies the verdicts' outcomes.
+func NewScore(verdicts []MutantVerdict) Score {
 	s := Score{Counts: map[string]int{}}
-	for _, o := range outcomes {
-		s.Counts[o]++
+	for _, v := range verdicts {
+		s.Counts[v.Outcome]++
 	}
 	if n := s.Counts[Killed] + s.Counts[Survived]; n > 0 {
 		s.Percent = 100 * float64(s.Counts[Killed]) / float64(n)

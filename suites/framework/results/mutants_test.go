@@ -3,7 +3,11 @@ package results
 import "testing"
 
 func TestScoreLeavesOutWhatRanToNoVerdict(t *testing.T) {
-	s := NewScore([]string{Killed, Killed, Killed, Survived, Equivalent, Undecided, Stale, Unbuildable})
+	var verdicts []MutantVerdict
+	for _, o := range []string{Killed, Killed, Killed, Survived, Equivalent, Undecided, Stale, Unbuildable} {
+		verdicts = append(verdicts, MutantVerdict{Outcome: o})
+	}
+	s := NewScore(verdicts)
 	if s.Percent != 75 {
 		t.Errorf("percent %.1f, want 75 (3 killed of 3 killed + 1 survived)", s.Percent)
 	}
