@@ -37,6 +37,25 @@ func running(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name, pr
 	return g
 }
 
+// plainPods is n pods of gpus GPUs each at a priority, in no PodGroup, pinned
+// to the slice; the spec creates them.
+func plainPods(s *framework.Spec, sl *cluster.Slice, name, priority string, n int, gpus int64) *gang.Gang {
+	p := s.GPUGang(name, sl, 0, n, gpus)
+	p.Standalone, p.PriorityClassName = true, priority
+	return p
+}
+
+// lingering creates n low-priority 8-GPU plain pods that linger while
+// terminating (until gang.Release), and waits until they are bound.
+func lingering(ctx context.Context, s *framework.Spec, sl *cluster.Slice, n int, why string) *gang.Gang {
+	ginkgo.GinkgoHelper()
+	low := plainPods(s, sl, "low", lowPriority, n, 8)
+	low.Hold = true
+	f.Create(ctx, low)
+	f.ExpectBound(ctx, low, n, why)
+	return low
+}
+
 // expectUndisturbed checks that none of the pods is marked for termination
 // for the quiet window.
 func expectUndisturbed(ctx context.Context, rec *framework.PodRecorder, pods []string, why string) {
@@ -167,9 +186,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		// needs exactly one of them gone.
 		sharedNode := func(ctx context.Context, protectLow bool) (low, medium *gang.Gang) {
 			sl := s.Slice(ctx, "gpu-8x", 1, 1)
-			low, medium = s.GPUGang("low", sl, 0, 1, 4), s.GPUGang("medium", sl, 0, 1, 4)
-			low.Standalone, low.PriorityClassName = true, lowPriority
-			medium.Standalone, medium.PriorityClassName = true, mediumPriority
+			low, medium = plainPods(s, sl, "low", lowPriority, 1, 4), plainPods(s, sl, "medium", mediumPriority, 1, 4)
 			for _, g := range []*gang.Gang{low, medium} {
 				f.Create(ctx, g)
 				f.ExpectBound(ctx, g, 1, "the "+g.Name+" pod is running")
@@ -199,8 +216,7 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 	ginkgo.It("a single high-priority pod that preempts a member of an all-mode group evicts the whole group", ginkgo.Label("item:19"), func(ctx context.Context) {
 		sl := s.Slice(ctx, "gpu-8x", 2, 2)
 		low := running(ctx, s, sl, "low", lowPriority, 2, true)
-		single := s.GPUGang("single", sl, 0, 1, 8)
-		single.Standalone, single.PriorityClassName = true, highPriority
+		single := plainPods(s, sl, "single", highPriority, 1, 8)
 		f.Create(ctx, single)
 		f.ExpectBound(ctx, single, 1, "the single high-priority pod is bound")
 		expectDisrupted(ctx, rec, low.PodNames(), 2, "both members of the all-mode group are evicted, not just one")
@@ -237,18 +253,14 @@ var _ = ginkgo.Describe("Workload-aware preemption", ginkgo.Label("profile:exten
 		// while terminating: one member of the gang fits at once, the other
 		// only once the pod goes.
 		sl := s.Slice(ctx, "gpu-8x", 2, 2)
-		low := s.GPUGang("low", sl, 0, 1, 8)
-		low.Standalone, low.PriorityClassName, low.Hold = true, lowPriority, true
-		f.Create(ctx, low)
-		f.ExpectBound(ctx, low, 1, "a low-priority pod holds one node")
+		low := lingering(ctx, s, sl, 1, "a low-priority pod holds one node")
 		high := submit(ctx, s, sl, "high", highPriority, 2, false)
 		expectDisrupted(ctx, rec, low.PodNames(), 1, "the low-priority pod is preempted for the gang")
 		for _, p := range high.PodNames() {
 			gomega.Eventually(func() string { return firstNomination(rec, p) }).WithContext(ctx).WithTimeout(framework.Patience).
 				ShouldNot(gomega.BeEmpty(), "member %s is nominated to a node while the victim goes", p)
 		}
-		late := s.GPUGang("late", sl, 0, 1, 8)
-		late.Standalone, late.PriorityClassName = true, lowPriority
+		late := plainPods(s, sl, "late", lowPriority, 1, 8)
 		f.Create(ctx, late)
 		f.ExpectTried(ctx, late)
 		f.ExpectStaysBound(ctx, late, 0, "the free node is kept for the gang's member nominated there")
@@ -265,10 +277,7 @@ func preemptHeldVictims(ctx context.Context, s *framework.Spec, rec *framework.P
 	ginkgo.GinkgoHelper()
 	sl := s.Slice(ctx, "gpu-8x", 3, 3)
 	// Plain pods: each is a victim of its own, so two, no more, suffice.
-	low := s.GPUGang("low", sl, 0, 3, 8)
-	low.Standalone, low.PriorityClassName, low.Hold = true, lowPriority, true
-	f.Create(ctx, low)
-	f.ExpectBound(ctx, low, 3, "three low-priority pods fill the nodes")
+	low := lingering(ctx, s, sl, 3, "three low-priority pods fill the nodes")
 	high = submit(ctx, s, sl, "high", highPriority, 2, false)
 	expectDisrupted(ctx, rec, low.PodNames(), 2, "two low-priority pods are preempted for the gang")
 	return high, low.PodNames()
