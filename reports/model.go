@@ -80,6 +80,17 @@ type Verdict struct {
 	Conformant    bool
 }
 
+// Outcome is the verdict in words, as the reports write it.
+func (v Verdict) Outcome() string {
+	switch {
+	case v.Conformant:
+		return "conformant"
+	case v.Total == 0:
+		return "not run"
+	}
+	return "not conformant"
+}
+
 // Area groups the specs of one area label.
 type Area struct {
 	Name  string
@@ -130,6 +141,9 @@ type Scenario struct {
 	// Environment of this scenario's run; nil in results from before
 	// every result recorded its own.
 	Environment *results.Environment
+	// Metrics are the DataItems metrics the run recorded, sorted: a
+	// scheduler without the podgroup histograms leaves theirs out.
+	Metrics []string
 }
 
 // ProcessCost is what one process spent on the scenario.
@@ -210,8 +224,9 @@ type BenchRow struct {
 	// Server-side attempt duration p50 (ms) and the bucket it lies in; empty
 	// when the scheduler exposes none.
 	ServerP50 string
-	// BaselineRatio is P50 over the baseline run's; zero without one.
-	BaselineRatio float64
+	// BaselineRatio is P50 over the baseline run's, BaselineP90Ratio P90
+	// over the baseline's; zero without one.
+	BaselineRatio, BaselineP90Ratio float64
 	// BaselineThroughputRatio is Throughput over the baseline run's, for
 	// concurrent workloads; zero otherwise.
 	BaselineThroughputRatio float64
@@ -489,7 +504,7 @@ func (m *Model) loadBench(dir, baseline string) {
 			}
 			if readJSON(f, &items) == nil {
 				for _, r := range rows(items, nil) {
-					base[r.name] = baselineFigures{p50: r.P50, throughput: r.Throughput, beside: r.BesideRatio}
+					base[r.name] = baselineFigures{p50: r.P50, p90: r.P90, throughput: r.Throughput, beside: r.BesideRatio}
 				}
 			}
 		}
@@ -510,7 +525,7 @@ func (m *Model) loadBench(dir, baseline string) {
 			continue
 		}
 		c := res.Pacing.Calibration
-		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment, Thresholds: res.Thresholds,
+		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment, Thresholds: res.Thresholds, Metrics: metricsOf(items),
 			CalibrationSort: msOf(results.Median(c.CPU)), CalibrationMemory: msOf(results.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
 		for _, pc := range res.Cost {
 			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
@@ -635,8 +650,7 @@ func (m *Model) loadUpstream(dir string) {
 	}
 	c.Upstream, c.Gangconf = upRes.Environment, ourRes.Environment
 	if c.Gangconf != nil && c.Upstream != nil {
-		a, b := c.Gangconf.Machine, c.Upstream.Machine
-		c.SameMachine = a.CPUModel == b.CPUModel && a.Cores == b.Cores && a.MemoryKB == b.MemoryKB
+		c.SameMachine = sameMachine(c.Gangconf.Machine, c.Upstream.Machine)
 	}
 	if !c.SameMachine {
 		m.Limits = append(m.Limits, "gangconf's and upstream's upstream-gangs figures are not known to come from one machine: their ratios say little")
@@ -662,6 +676,12 @@ func (m *Model) loadUpstream(dir string) {
 		return
 	}
 	m.Upstream = c
+}
+
+// sameMachine says whether two runs' machines agree on CPU model, cores and
+// memory: what ratios between their figures need to be worth reading.
+func sameMachine(a, b results.Machine) bool {
+	return a.CPUModel == b.CPUModel && a.Cores == b.Cores && a.MemoryKB == b.MemoryKB
 }
 
 // figure is what the upstream comparison reads of one DataItems name.
@@ -694,7 +714,17 @@ func ratio(a, b float64) float64 {
 }
 
 // baselineFigures are what a row is compared with in the baseline run.
-type baselineFigures struct{ p50, throughput, beside float64 }
+type baselineFigures struct{ p50, p90, throughput, beside float64 }
+
+// metricsOf lists the metrics of the DataItems, sorted, each once.
+func metricsOf(items results.DataItems) []string {
+	var out []string
+	for _, it := range items.DataItems {
+		out = append(out, it.Labels["Metric"])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // rows makes one table row per workload and size from the DataItems.
 func rows(items results.DataItems, base map[string]baselineFigures) []BenchRow {
@@ -717,6 +747,7 @@ func rows(items results.DataItems, base map[string]baselineFigures) []BenchRow {
 		case results.ItemGangLatency:
 			r.P50, r.P90, r.P99 = it.Data.Perc50, it.Data.Perc90, it.Data.Perc99
 			r.BaselineRatio = ratio(it.Data.Perc50, base[name].p50)
+			r.BaselineP90Ratio = ratio(it.Data.Perc90, base[name].p90)
 		case results.ItemThroughput:
 			r.Throughput = it.Data.Average
 			if r.Mode == results.ModeConcurrent {
