@@ -8,12 +8,12 @@ SHELL := bash
 # Paths are absolute: the suites run from their own package directories.
 ROOT := $(abspath .)
 OUTPUT := $(ROOT)/_output
-BIN_DIR := $(OUTPUT)/bin
 WORK_DIR := $(OUTPUT)/kwok
 
 ##@ Variables (override on the command line, e.g. make conformance SCHEDULER=no-gang)
 
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
+K8S_VERSION ?= $(MAIN_K8S_VERSION)## Kubernetes version of the control plane and the reference scheduler: go.mod's (v1.37.2) or one a module reference-scheduler/k8s-*/go.mod pins (v1.38.0-beta.0)
 CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, upstream-5k
 PROVIDER ?= kwok## kwok (a virtual cluster made here), kind (made here, needs Docker and KIND_NODE_IMAGE) or existing (KUBECONFIG)
 KIND_NODE_IMAGE ?=## PROVIDER=kind: the kind node image (Kubernetes v1.37.2; no default)
@@ -33,7 +33,21 @@ MUTANTS_FULL ?=## mutants: 1 runs every suite to its end for each mutant, record
 MUTANTS_MIN_SCORE ?=## mutants: fail when the mutation score (percent) is below this
 
 override RESULTS := $(abspath $(RESULTS))
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS \
+
+# The Kubernetes version under test. go.mod pins the default; each other
+# version has its pins in a Go module of its own (it may need a newer Go), and
+# its binaries in a directory of their own, so switching costs no rebuild.
+MAIN_K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" {print $$2; exit}' go.mod)
+K8S_MODULES := $(wildcard reference-scheduler/k8s-*/go.mod)
+K8S_VERSIONS := $(MAIN_K8S_VERSION) $(shell awk '$$1 == "k8s.io/kubernetes" {print $$2}' $(K8S_MODULES))
+ifeq ($(K8S_VERSION),$(MAIN_K8S_VERSION))
+BIN_DIR := $(OUTPUT)/bin
+else
+K8S_MODULE := $(patsubst %/go.mod,%,$(shell awk -v v='$(K8S_VERSION)' '$$1 == "k8s.io/kubernetes" && $$2 == v {print FILENAME}' $(K8S_MODULES)))
+$(if $(K8S_MODULE),,$(error unknown K8S_VERSION '$(K8S_VERSION)': gangconf pins $(K8S_VERSIONS); another needs a Go module of its own, as reference-scheduler/k8s-v1.38/go.mod))
+BIN_DIR := $(OUTPUT)/$(K8S_VERSION)/bin
+endif
+export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME K8S_VERSION K8S_MODULE BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS \
 	MUTANTS MUTANTS_FULL MUTANTS_MIN_SCORE PROCS
 
 # Every go command here builds with -trimpath, as hack/build.sh must (no
@@ -56,6 +70,8 @@ CONTROLS_RECORD := suites/conformance/controls.yaml
 # run of their own; these controls are checked against them there.
 ALPHA_CLUSTER := ci-alpha
 ALPHA_CONTROLS := no-alpha no-gang no-preemption no-job-workload
+# The controls checked against the core and extended specs.
+MAIN_CONTROLS := no-gang no-api no-preemption
 
 ##@ Main
 
@@ -70,9 +86,7 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@rm -rf $(OUTPUT)/test
 	@$(MAKE) --no-print-directory coverage CHECK=1
 	@$(MAKE) --no-print-directory conformance SCHEDULER=reference RESULTS=$(OUTPUT)/test
-	@$(MAKE) --no-print-directory control CONTROL=no-gang RESULTS=$(OUTPUT)/test
-	@$(MAKE) --no-print-directory control CONTROL=no-api RESULTS=$(OUTPUT)/test
-	@$(MAKE) --no-print-directory control CONTROL=no-preemption RESULTS=$(OUTPUT)/test
+	@for c in $(MAIN_CONTROLS); do $(MAKE) --no-print-directory control CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
 	@$(MAKE) --no-print-directory mutants MUTANTS=$(SMOKE_MUTANT) MUTANTS_MIN_SCORE=100 \
 		MUTANTS_REFERENCE=$(OUTPUT)/test/ginkgo-report.json RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference RESULTS=$(OUTPUT)/test
@@ -80,10 +94,36 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
+# Mutants are rules on go.mod's Kubernetes source, and the upstream
+# benchmarks are built from go.mod's module.
+.PHONY: only-main-version
+only-main-version:
+	@test -z "$(K8S_MODULE)" || { echo "make $(MAKECMDGOALS) runs on Kubernetes $(MAIN_K8S_VERSION) only (go.mod's), not K8S_VERSION=$(K8S_VERSION)"; exit 2; }
+
+.PHONY: matrix
+matrix: ## every pinned Kubernetes version: the suites, their controls and bench smoke on each, into $(RESULTS)/matrix/<version>; one report with a version column
+	@failed=0; for v in $(K8S_VERSIONS); do \
+		$(MAKE) --no-print-directory matrix-version K8S_VERSION=$$v RESULTS=$(RESULTS)/matrix/$$v || failed=1; \
+	done; \
+	$(MAKE) --no-print-directory matrix-report; exit $$failed
+
+# One version of the matrix: what make test runs on the reference, less the
+# mutant (mutants are rules on v1.37.2's source). Every run goes on after a
+# failure, so the report shows all that differs; a build that fails stops it.
+.PHONY: matrix-version
+matrix-version: build
+	@rm -rf $(RESULTS); failed=0; \
+	$(MAKE) --no-print-directory conformance SCHEDULER=reference || failed=1; \
+	for c in $(MAIN_CONTROLS); do $(MAKE) --no-print-directory control CONTROL=$$c || failed=1; done; \
+	$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference || failed=1; \
+	for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c || failed=1; done; \
+	$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference || failed=1; \
+	exit $$failed
+
 ##@ Build and check
 
 .PHONY: build
-build: ## compile the pinned control plane, kwok and the reference scheduler into _output/bin
+build: ## compile the pinned control plane, kwok and the reference scheduler of K8S_VERSION into _output/bin (another version: _output/<version>/bin)
 	@hack/build.sh $(BIN_DIR)
 
 .PHONY: verify
@@ -161,7 +201,7 @@ SMOKE_MUTANT := disruption-mode-all-ignored
 # The reference runs first on the same machine, so that a spec failing on
 # both is no kill; each mutant then gets clusters of its own, one at a time.
 .PHONY: mutants
-mutants: build ## run the suites against each mutant of the reference scheduler; verdicts and score in $(RESULTS)/mutants
+mutants: only-main-version build ## run the suites against each mutant of the reference scheduler; verdicts and score in $(RESULTS)/mutants
 	@$(call go_exec,suites/cmd/gangmutants) -catalogue reference-scheduler/mutants.yaml -build-dir $(OUTPUT)/mutants
 
 ##@ Benchmarks
@@ -181,7 +221,7 @@ $(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
 # Both sides in one sitting: this machine's speed moved 1.6 times within an
 # hour, and a ratio of runs hours apart carried that.
 .PHONY: bench-upstream
-bench-upstream: build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench
+bench-upstream: only-main-version build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench
 	$(call go_exec,bench/cmd/upstreambench)
 	@$(MAKE) --no-print-directory bench SCENARIO=upstream-gangs
 
@@ -195,6 +235,10 @@ bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=
 .PHONY: report
 report: ## write report.html and report.md for $(RESULTS) (BASELINE=dir adds ratios)
 	@$(call go_exec,reports/cmd/gangreport)
+
+.PHONY: matrix-report
+matrix-report: ## write matrix.html/.md from $(RESULTS)/matrix/<version>/ results
+	@$(call go_exec,reports/cmd/gangmatrix) -versions '$(K8S_VERSIONS)' -record $(CONTROLS_RECORD)
 
 .PHONY: bundle
 bundle: ## pack $(RESULTS) for publication: PRODUCT.yaml, sha256sums, done marker, $(RESULTS).tar.gz
@@ -210,5 +254,5 @@ clean: cluster-down ## remove _output (binaries, results, clusters)
 help: ## show this help
 	@awk 'BEGIN {FS = ":.*##"; printf "usage: make <target> [VARIABLE=value]\n"} \
 		/^[a-zA-Z_-]+:.*?##/ { printf "  \033[36m%-15s\033[0m %s\n", $$1, $$2 } \
-		/^[A-Z_]+ \?=.*##/ { split($$0, a, "##"); sub(/ \?=.*/, "", a[1]); printf "  \033[33m%-15s\033[0m %s\n", a[1], a[2] } \
+		/^[A-Z0-9_]+ \?=.*##/ { split($$0, a, "##"); sub(/ \?=.*/, "", a[1]); printf "  \033[33m%-15s\033[0m %s\n", a[1], a[2] } \
 		/^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)

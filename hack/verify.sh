@@ -23,5 +23,15 @@ if ! go mod tidy -diff >/dev/null; then
   status=1
 fi
 
+# Each other Kubernetes version's module, with the Go its toolchain line names.
+for mod in reference-scheduler/k8s-*/go.mod; do
+  dir=$(dirname "$mod")
+  toolchain=$(awk '$1 == "toolchain" {print $2}' "$mod")
+  if ! GOTOOLCHAIN=${toolchain:-local} go -C "$dir" mod tidy -diff >/dev/null; then
+    echo "$dir: go.mod/go.sum are not tidy (run: cd $dir && GOTOOLCHAIN=${toolchain:-local} go mod tidy)"
+    status=1
+  fi
+done
+
 [ "$status" = 0 ] && echo "verify: ok"
 exit "$status"

@@ -4,6 +4,7 @@ import (
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/versions"
 )
 
 // clusterOptions are the gates and API versions of a kwok cluster of the
@@ -47,7 +48,7 @@ func (e *Env) clusterGates() string {
 	if err != nil {
 		return ""
 	}
-	return prof.Gates()
+	return versions.Gates(e.KubernetesVersion, prof.Gates())
 }
 
 func join(a, b string) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 	"github.com/gangconf/gangconf/suites/framework/settings"
+	"github.com/gangconf/gangconf/suites/framework/versions"
 )
 
 // Env is a cluster with its scheduler under test, ready for specs.
@@ -33,6 +34,9 @@ type Env struct {
 	Kind       *cluster.Kind
 	// SchedulerProcess is the scheduler under test when the harness runs it.
 	SchedulerProcess *scheduler.Process
+	// KubernetesVersion is the version of the pinned binaries, on a cluster
+	// the harness makes; the gates it passes follow it (package versions).
+	KubernetesVersion string
 }
 
 // Up makes the cluster, its nodes and the scheduler under test. When
@@ -53,6 +57,9 @@ func Up(ctx context.Context, s settings.Settings, detached bool, logf func(strin
 		}
 	}()
 	if s.Provider == "kwok" {
+		if env.KubernetesVersion, err = versions.OfBinary(filepath.Join(s.BinDir, "kube-apiserver")); err != nil {
+			return env, err
+		}
 		if err := env.upKwok(ctx, logf); err != nil {
 			return env, err
 		}
@@ -130,6 +137,8 @@ func (e *Env) prepareScheduler() (*scheduler.Process, error) {
 func (e *Env) kwokOptions() cluster.KwokOptions {
 	prof, _ := fixtures.LoadProfile(e.Cluster)
 	o := clusterOptions(prof, e.SchedulerKind.Cluster)
+	o.FeatureGates = versions.Gates(e.KubernetesVersion, o.FeatureGates)
+	o.ControllerManagerFeatureGates = versions.Gates(e.KubernetesVersion, o.ControllerManagerFeatureGates)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
 	o.APIServerEnv, o.APIServerArgs = e.APIServerEnv, e.APIServerArgs
 	return o

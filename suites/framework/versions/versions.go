@@ -1,0 +1,92 @@
+// Package versions declares where the Kubernetes versions gangconf runs on
+// differ for the harness and the contract: each difference once, with the
+// version it starts at, so the specs and the harness stay one code path for
+// every version, and the matrix report can name what changed and why.
+package versions
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// Change is one difference between Kubernetes versions.
+type Change struct {
+	// Since is the first minor release with the change (its alphas and
+	// betas included), as "v1.38".
+	Since string
+	// RemovedGate is a feature gate the components no longer know from
+	// Since on: a cluster that sets it does not start, so the harness drops
+	// it from every --feature-gates it passes.
+	RemovedGate string
+	// What changed, for a reader of the matrix report.
+	What string
+	// Upstream names the change behind it.
+	Upstream string
+}
+
+// Changes are the differences gangconf knows of, oldest first.
+var Changes = []Change{{
+	Since:       "v1.38",
+	RemovedGate: "PodGroupPreemptionPolicy",
+	What: "a PodGroup's spec.preemptionPolicy is part of the PodGroup API (gate GenericWorkload), " +
+		"filled by priority admission from the PriorityClass; its alpha gate is gone",
+	Upstream: "KEP-5710, the field one release behind the API (kubernetes/enhancements#6222, kubernetes/kubernetes#139240)",
+}}
+
+// Applies reports whether c holds on Kubernetes version v. An empty or
+// unparsable v is the version go.mod pins, older than every change.
+func (c Change) Applies(v string) bool {
+	got, err := version.ParseGeneric(v)
+	if err != nil {
+		return false
+	}
+	since := version.MustParseGeneric(c.Since)
+	return got.Major() > since.Major() || got.Major() == since.Major() && got.Minor() >= since.Minor()
+}
+
+// Of lists the changes that hold on version v.
+func Of(v string) []Change {
+	var out []Change
+	for _, c := range Changes {
+		if c.Applies(v) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Gates drops from a --feature-gates value ("A=true,B=false") the gates
+// version v no longer has.
+func Gates(v, gates string) string {
+	removed := map[string]bool{}
+	for _, c := range Of(v) {
+		if c.RemovedGate != "" {
+			removed[c.RemovedGate] = true
+		}
+	}
+	var kept []string
+	for _, g := range strings.Split(gates, ",") {
+		name, _, _ := strings.Cut(g, "=")
+		if g != "" && !removed[strings.TrimSpace(name)] {
+			kept = append(kept, g)
+		}
+	}
+	return strings.Join(kept, ",")
+}
+
+// OfBinary asks a Kubernetes binary for its version: kube-apiserver
+// --version prints "Kubernetes v1.38.0-beta.0".
+func OfBinary(path string) (string, error) {
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	v, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "Kubernetes ")
+	if !ok {
+		return "", fmt.Errorf("%s --version printed %q, not \"Kubernetes <version>\"", path, strings.TrimSpace(string(out)))
+	}
+	return v, nil
+}
