@@ -42,6 +42,14 @@ func TestConformance(t *testing.T) {
 	ginkgo.RunSpecs(t, "gangconf conformance")
 }
 
+// A LABEL_FILTER that selects no spec fails the run before any cluster
+// starts: Ginkgo would run nothing and pass.
+var _ = ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
+	if err := settings.CheckLabelFilter(r.SuiteConfig.LabelFilter, r.PreRunStats.SpecsThatWillRun, r.PreRunStats.TotalSpecs); err != nil {
+		ginkgo.Fail(err.Error())
+	}
+})
+
 // The first parallel process brings the cluster and the scheduler under test
 // up; every process then connects to it.
 var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
@@ -50,7 +58,7 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	env, err = harness.Up(ctx, s, false, func(format string, args ...any) {
 		ginkgo.GinkgoWriter.Printf(format+"\n", args...)
 	})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	failOn(err)
 	gomega.Expect(env.WriteEnvironment(ctx)).To(gomega.Succeed())
 	cs, err := env.Clientset()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
@@ -63,12 +71,12 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	// clusters it made itself (the no-api control among them) go on, so
 	// that every spec reports what it finds.
 	if s.Provider != "kwok" {
-		gomega.Expect(pre.Err()).NotTo(gomega.HaveOccurred())
+		failOn(pre.Err())
 	}
 	runID = framework.NewRunID()
 	noSlices = pre.NoSlices
 	removePriorityClasses, err = framework.EnsurePriorityClasses(ctx, cs)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	failOn(err)
 	invariants, err = monitor.Start(ctx, cs, framework.QuietWindow)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName, RunID: runID, NoSlices: noSlices, AlphaGates: pre.AlphaGates}.Encode()
@@ -78,6 +86,14 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	f, err = framework.New(shared)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 }, ginkgo.NodeTimeout(5*time.Minute))
+
+// failOn fails the suite with err's own message, which says what to fix,
+// where gomega would add a dump of the error value around it.
+func failOn(err error) {
+	if err != nil {
+		ginkgo.Fail(err.Error(), 1)
+	}
+}
 
 // The first process tears down what it brought up, after every other process
 // is done; Ginkgo runs this on Ctrl-C too.

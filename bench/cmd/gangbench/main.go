@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -39,27 +38,13 @@ func main() { settings.Main("gangbench", usage, run) }
 
 func logf(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
-// besideSchedulerName is the schedulerName of the pods the ceiling binds
-// when it runs beside the scheduler under test, a name no scheduler has.
-const besideSchedulerName = "gangconf-ceiling"
-
-// plan is what make bench asked for, from the environment.
-type plan struct {
-	scenarios []*results.Scenario
-	repeats   int
-	// ceiling is the ceiling's kind when it is the scheduler under test;
-	// nil otherwise.
-	ceiling *kinds.Kind
-	beside  *results.Beside
-}
-
 func run(ctx context.Context) error {
 	s := settings.FromEnv()
-	p, err := readPlan(&s)
+	p, err := bench.ReadPlan(&s)
 	if err != nil {
 		return err
 	}
-	clusters, byCluster := byClusterOf(p.scenarios, s.Provider)
+	clusters, byCluster := byClusterOf(p.Scenarios, s.Provider)
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -100,33 +85,6 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// readPlan reads SCENARIO, SIZES, REPEATS and BESIDE. When the ceiling is
-// the scheduler under test, s becomes an external scheduler of its name: the
-// binder runs in this process.
-func readPlan(s *settings.Settings) (plan, error) {
-	var p plan
-	var err error
-	if p.scenarios, err = bench.Select(os.Getenv("SCENARIO")); err != nil {
-		return p, err
-	}
-	if err := restrictSizes(p.scenarios, os.Getenv("SIZES")); err != nil {
-		return p, err
-	}
-	p.repeats = 1
-	if v := os.Getenv("REPEATS"); v != "" {
-		if p.repeats, err = strconv.Atoi(v); err != nil || p.repeats < 1 {
-			return p, fmt.Errorf("REPEATS=%q: want a whole number of at least 1", v)
-		}
-	}
-	// An unknown SCHEDULER is left to Validate.
-	if k, err := kinds.Lookup(s.Scheduler); err == nil && k.Class == kinds.Ceiling {
-		p.ceiling = &k
-		s.Scheduler, s.SchedulerName = string(kinds.External), k.SchedulerName
-	}
-	p.beside, err = besideOf(os.Getenv("BESIDE"), p.ceiling != nil)
-	return p, err
-}
-
 // byClusterOf groups the scenarios by cluster profile, in order: scenarios
 // sharing a profile share one cluster. A provider other than kwok makes no
 // cluster of a profile: all run on the one it has.
@@ -145,24 +103,9 @@ func byClusterOf(scenarios []*results.Scenario, provider string) ([]string, map[
 	return clusters, byCluster
 }
 
-// besideOf reads BESIDE: empty for none, or a bench-only kind (the ceiling).
-func besideOf(v string, useCeiling bool) (*results.Beside, error) {
-	if v == "" {
-		return nil, nil
-	}
-	k, err := kinds.Lookup(v)
-	if err != nil || k.Class != kinds.Ceiling {
-		return nil, fmt.Errorf("BESIDE=%q: only %s can run beside the scheduler under test", v, kinds.Ceiling)
-	}
-	if useCeiling {
-		return nil, fmt.Errorf("BESIDE=%s: the ceiling is already the scheduler under test", v)
-	}
-	return &results.Beside{Name: k.Name, SchedulerName: besideSchedulerName}, nil
-}
-
 // runOnCluster runs the scenarios on one cluster and returns the thresholds
 // their results crossed.
-func runOnCluster(ctx context.Context, s settings.Settings, p plan, scenarios []*results.Scenario, out, plots string) (crossed []results.ThresholdCheck, err error) {
+func runOnCluster(ctx context.Context, s settings.Settings, p bench.Plan, scenarios []*results.Scenario, out, plots string) (crossed []results.ThresholdCheck, err error) {
 	env, err := harness.Up(ctx, s, false, logf)
 	if err != nil {
 		return nil, err
@@ -177,27 +120,27 @@ func runOnCluster(ctx context.Context, s settings.Settings, p plan, scenarios []
 		return nil, err
 	}
 	desc := env.Describe(ctx)
-	if p.ceiling != nil {
+	if p.Ceiling != nil {
 		b, err := ceiling.Start(ctx, t.Client, t.SchedulerName)
 		if err != nil {
 			return nil, err
 		}
 		defer b.Stop()
-		desc.Scheduler.Name = p.ceiling.Name
+		desc.Scheduler.Name = p.Ceiling.Name
 	}
-	if p.beside != nil {
-		b, err := ceiling.Start(ctx, t.Client, p.beside.SchedulerName)
+	if p.Beside != nil {
+		b, err := ceiling.Start(ctx, t.Client, p.Beside.SchedulerName)
 		if err != nil {
 			return nil, err
 		}
 		defer b.Stop()
-		t.Beside = p.beside
+		t.Beside = p.Beside
 	}
 	if err := results.WriteJSON(filepath.Join(out, "environment.json"), desc); err != nil {
 		return nil, err
 	}
 	for _, sc := range scenarios {
-		checks, err := runScenario(ctx, t, sc, p.repeats, &desc, out, plots)
+		checks, err := runScenario(ctx, t, sc, p.Repeats, &desc, out, plots)
 		if err != nil {
 			return nil, err
 		}
@@ -256,43 +199,6 @@ func runScenario(ctx context.Context, t bench.Target, sc *results.Scenario, repe
 	}
 	_, err := bench.Plot(plots, all)
 	return all.Thresholds, err
-}
-
-// restrictSizes keeps only the listed PodGroup sizes (SIZES=1,8,64).
-func restrictSizes(scenarios []*results.Scenario, list string) error {
-	if strings.TrimSpace(list) == "" {
-		return nil
-	}
-	keep := map[int]bool{}
-	for _, f := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return fmt.Errorf("SIZES=%q: want a comma list of whole numbers", list)
-		}
-		keep[n] = true
-	}
-	for _, s := range scenarios {
-		for i := range s.Workloads {
-			var sizes []int
-			for _, n := range s.Workloads[i].Sizes {
-				if keep[n] {
-					sizes = append(sizes, n)
-				}
-			}
-			s.Workloads[i].Sizes = sizes
-		}
-		var ws []results.Workload
-		for _, w := range s.Workloads {
-			if len(w.Sizes) > 0 {
-				ws = append(ws, w)
-			}
-		}
-		if len(ws) == 0 {
-			return fmt.Errorf("scenario %s has none of SIZES=%s", s.Name, list)
-		}
-		s.Workloads = ws
-	}
-	return nil
 }
 
 // controlPlane is the metered processes (scheduler, API server) and the rest

@@ -7,6 +7,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -166,15 +167,38 @@ func (s *Settings) validateScheduler(k kinds.Kind) error {
 	case kinds.Ceiling:
 		return fmt.Errorf("SCHEDULER=%s runs inside the benchmark runner: make bench takes it, nothing else does", k.Name)
 	case kinds.Command:
-		_, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine()
-		return err
+		if _, err := (scheduler.CommandOptions{Template: s.SchedulerCmd}).CommandLine(); err != nil {
+			return err
+		}
+		return s.validateReadyURL()
 	case kinds.Binary:
 		return s.validateBinary()
 	}
-	if s.SchedulerName == "" {
+	// The reference's profile fixes the name it serves: pods naming any
+	// other would wait for no one, and every spec would fail as if the
+	// scheduler were broken.
+	switch s.SchedulerName {
+	case "":
 		s.SchedulerName = k.SchedulerName
+	case k.SchedulerName:
+	default:
+		return fmt.Errorf("SCHEDULER=%s serves schedulerName %s, not SCHEDULER_NAME=%s: unset SCHEDULER_NAME, "+
+			"or test the scheduler that serves %s with SCHEDULER=external, command or binary", k.Name, k.SchedulerName, s.SchedulerName, s.SchedulerName)
 	}
 	return cluster.CheckBinaries(s.BinDir, "reference-scheduler")
+}
+
+// validateReadyURL checks SCHEDULER=command's optional readiness URL: one
+// that is no http(s) URL never answers, and the run would wait a minute
+// for it before failing.
+func (s *Settings) validateReadyURL() error {
+	if s.SchedulerReadyURL == "" {
+		return nil
+	}
+	if u, err := url.Parse(s.SchedulerReadyURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("SCHEDULER_READY_URL %q is not an http(s) URL: give the whole URL, e.g. http://127.0.0.1:10259/readyz", s.SchedulerReadyURL)
+	}
+	return nil
 }
 
 // validateBinary checks SCHEDULER=binary's program and configuration.
@@ -184,15 +208,28 @@ func (s *Settings) validateBinary() error {
 	}
 	cfg, err := os.ReadFile(s.SchedulerConfig)
 	if err != nil {
-		return fmt.Errorf("SCHEDULER_CONFIG: %w", err)
+		return fmt.Errorf("SCHEDULER_CONFIG %s cannot be read (%v): give the path of your KubeSchedulerConfiguration file", s.SchedulerConfig, errors.Unwrap(err))
 	}
 	if _, err := scheduler.WithKubeconfig(cfg, "/"); err != nil {
 		return fmt.Errorf("SCHEDULER_CONFIG %s: %w", s.SchedulerConfig, err)
 	}
-	if err := cluster.CheckBinaries(filepath.Dir(s.SchedulerBin), filepath.Base(s.SchedulerBin)); err != nil {
-		return fmt.Errorf("SCHEDULER_BIN: %w", err)
+	// Not cluster.CheckBinaries: its fix, `make build`, builds only the
+	// harness's own binaries.
+	if st, err := os.Stat(s.SchedulerBin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("SCHEDULER_BIN %s is not an executable file: give the path of your kube-scheduler-compatible binary", s.SchedulerBin)
 	}
 	return nil
+}
+
+// CheckLabelFilter fails a run whose LABEL_FILTER selects none of the
+// suite's total specs: Ginkgo would run nothing and pass, so a misspelt
+// label would look like a green run.
+func CheckLabelFilter(filter string, selected, total int) error {
+	if filter == "" || selected > 0 {
+		return nil
+	}
+	return fmt.Errorf("LABEL_FILTER %q selects none of the %d specs: use their labels profile:, area: and item:, "+
+		"as the README's Profiles section lists them", filter, total)
 }
 
 // Logs is the directory of the scheduler's and the control plane's logs:

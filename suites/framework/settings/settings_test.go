@@ -55,6 +55,17 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 			s.Scheduler, s.Provider, s.Kubeconfig = "no-job-workload", "existing", fakeapi.Kubeconfig(t)
 		}, "changes the cluster's controller manager, so it needs PROVIDER=kwok"},
 		{"the ceiling outside make bench", func(s *Settings) { s.Scheduler = "ceiling" }, "make bench takes it"},
+		{"the reference under another name", func(s *Settings) { s.SchedulerName = "mine" },
+			"SCHEDULER=reference serves schedulerName default-scheduler, not SCHEDULER_NAME=mine: unset SCHEDULER_NAME"},
+		{"command with a readiness URL that is no URL", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerCmd, s.SchedulerReadyURL = "command", "v", "run", "localhost:10259/readyz"
+		}, `SCHEDULER_READY_URL "localhost:10259/readyz" is not an http(s) URL: give the whole URL`},
+		{"binary with a config that does not exist", func(s *Settings) {
+			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", "/bin/true", "/nonexistent/config.yaml"
+		}, "SCHEDULER_CONFIG /nonexistent/config.yaml cannot be read (no such file or directory): give the path of your KubeSchedulerConfiguration file"},
+		{"binary that is not executable", func(s *Settings) {
+			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", schedulerConfig(t, "mine"), schedulerConfig(t, "mine")
+		}, "is not an executable file: give the path of your kube-scheduler-compatible binary"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,5 +136,20 @@ func TestKindSettings(t *testing.T) {
 				t.Fatalf("err = %v, want it to say %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestALabelFilterThatSelectsNoSpecIsRejected(t *testing.T) {
+	err := CheckLabelFilter("area:quourm", 0, 110)
+	if err == nil || !strings.Contains(err.Error(), `LABEL_FILTER "area:quourm" selects none of the 110 specs: use their labels`) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, c := range []struct {
+		filter          string
+		selected, total int
+	}{{"area:quorum", 10, 110}, {"", 110, 110}} {
+		if err := CheckLabelFilter(c.filter, c.selected, c.total); err != nil {
+			t.Errorf("LABEL_FILTER %q selecting %d of %d: %v", c.filter, c.selected, c.total, err)
+		}
 	}
 }
