@@ -67,7 +67,7 @@ var _ = ginkgo.Describe("PodGroup preemption policy", ginkgo.Label("profile:alph
 			f.Create(ctx, mixed)
 		})
 
-		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError; no member bound (watched for 5s)", func(ctx context.Context) {
+		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError (PodGroupError from v1.38); no member bound (watched for 5s)", func(ctx context.Context) {
 			expectRejectedAsGroup(ctx, mixed, 0, "no member is bound")
 		})
 	})

@@ -240,7 +240,7 @@ var _ = ginkgo.Describe("Group consistency", ginkgo.Label("profile:core", "area:
 			gomega.Expect(g.CreatePods(ctx, f.Client, 1, 3)).To(gomega.Succeed())
 		})
 
-		ginkgo.It("is rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError, none of the other members bound (watched for 5s)", func(ctx context.Context) {
+		ginkgo.It("is rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError (PodGroupError from v1.38), none of the other members bound (watched for 5s)", func(ctx context.Context) {
 			expectRejectedAsGroup(ctx, g, 1, "only the member the other scheduler bound is bound")
 		})
 

@@ -76,7 +76,7 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 			gomega.Expect(g.CreatePods(ctx, f.Client, 0, 2)).To(gomega.Succeed())
 		})
 
-		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError, no member bound (watched for 5s)", func(ctx context.Context) {
+		ginkgo.It("are rejected as a group: PodGroupInitiallyScheduled=False, reason SchedulerError (PodGroupError from v1.38), no member bound (watched for 5s)", func(ctx context.Context) {
 			expectRejectedAsGroup(ctx, g, 0, "no member of an inconsistent group is bound")
 		})
 
@@ -89,12 +89,13 @@ var _ = ginkgo.Describe("PodGroup status", ginkgo.Label("profile:core", "area:st
 })
 
 // expectRejectedAsGroup waits until the PodGroup reports its members'
-// inconsistency (PodGroupInitiallyScheduled=False, reason SchedulerError)
-// and checks that no more than the bound members already there are bound.
+// inconsistency (PodGroupInitiallyScheduled=False, with the reason of the
+// cluster's version) and checks that no more than the bound members already
+// there are bound.
 func expectRejectedAsGroup(ctx context.Context, g *gang.Gang, bound int, why string) {
 	ginkgo.GinkgoHelper()
 	f.ExpectGroupCondition(ctx, g, schedulingv1beta1.PodGroupInitiallyScheduled,
-		framework.HaveCondition(metav1.ConditionFalse, schedulingv1beta1.PodGroupReasonSchedulerError),
+		framework.HaveCondition(metav1.ConditionFalse, f.Contract.GroupErrorReason),
 		"the PodGroup reports the inconsistency")
 	f.ExpectStaysBound(ctx, g, bound, why)
 }

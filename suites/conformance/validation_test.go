@@ -121,7 +121,7 @@ var _ = ginkgo.Describe("Validation", ginkgo.Label("profile:core", "area:validat
 			framework.ExpectInvalid(err, field)
 		},
 		ginkgo.Entry("with more than 8 templates", "spec.podGroupTemplates", 9, func(*schedulingv1beta1.Workload) {}),
-		ginkgo.Entry("whose templates differ in priority", "multiple priority", 2, func(w *schedulingv1beta1.Workload) {
+		ginkgo.Entry("whose templates differ in priority", "priority", 2, func(w *schedulingv1beta1.Workload) {
 			w.Spec.PodGroupTemplates[0].PriorityClassName = "gangconf-low"
 			w.Spec.PodGroupTemplates[1].PriorityClassName = "gangconf-high"
 		}),

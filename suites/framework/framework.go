@@ -21,6 +21,7 @@ import (
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/gang"
+	"github.com/gangconf/gangconf/suites/framework/versions"
 )
 
 // LabelRun marks every namespace the harness creates, so it can be found and
@@ -57,6 +58,9 @@ func DecodeShared(b []byte) (Shared, error) {
 type Framework struct {
 	Shared
 	Client kubernetes.Interface
+	// Contract is what the cluster's Kubernetes version promises where
+	// versions differ (package versions).
+	Contract versions.Contract
 }
 
 // New connects to the run's cluster.
@@ -69,7 +73,11 @@ func New(s Shared) (*Framework, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Framework{Shared: s, Client: cs}, nil
+	info, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("the API server's version: %w", err)
+	}
+	return &Framework{Shared: s, Client: cs, Contract: versions.For(info.GitVersion)}, nil
 }
 
 // Spec is one spec's private world: a namespace, and the node slices it asks for.

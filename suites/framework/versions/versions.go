@@ -7,34 +7,63 @@ package versions
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/version"
 )
+
+// Contract is what a Kubernetes version's API server and reference scheduler
+// do where versions differ: what specs expect, and what the harness passes.
+type Contract struct {
+	// GroupErrorReason is the PodGroupInitiallyScheduled=False reason of a
+	// group the scheduler rejects as inconsistent (semantics item 13).
+	GroupErrorReason string
+	// RemovedGates are feature gates the components no longer know: a
+	// cluster that sets one does not start, so the harness drops them.
+	RemovedGates []string
+}
+
+// base is the contract of the version go.mod pins, v1.37.2.
+var base = Contract{GroupErrorReason: "SchedulerError"}
 
 // Change is one difference between Kubernetes versions.
 type Change struct {
 	// Since is the first minor release with the change (its alphas and
 	// betas included), as "v1.38".
 	Since string
-	// RemovedGate is a feature gate the components no longer know from
-	// Since on: a cluster that sets it does not start, so the harness drops
-	// it from every --feature-gates it passes.
-	RemovedGate string
 	// What changed, for a reader of the matrix report.
 	What string
 	// Upstream names the change behind it.
 	Upstream string
+	// apply makes the change to the contract of the versions before it.
+	apply func(*Contract)
 }
 
 // Changes are the differences gangconf knows of, oldest first.
 var Changes = []Change{{
-	Since:       "v1.38",
-	RemovedGate: "PodGroupPreemptionPolicy",
+	Since: "v1.38",
 	What: "a PodGroup's spec.preemptionPolicy is part of the PodGroup API (gate GenericWorkload), " +
-		"filled by priority admission from the PriorityClass; its alpha gate is gone",
+		"filled by priority admission from the PriorityClass; its alpha gate PodGroupPreemptionPolicy is gone",
 	Upstream: "KEP-5710, the field one release behind the API (kubernetes/enhancements#6222, kubernetes/kubernetes#139240)",
+	apply:    func(c *Contract) { c.RemovedGates = append(c.RemovedGates, "PodGroupPreemptionPolicy") },
+}, {
+	Since: "v1.38",
+	What: "a PodGroup the scheduler rejects as inconsistent (members of another priority, preemption policy " +
+		"or scheduler) gets PodGroupInitiallyScheduled=False with reason PodGroupError, not SchedulerError",
+	Upstream: "KEP-6012, the PodGroup and CompositePodGroup statuses (kubernetes/kubernetes#140670)",
+	apply:    func(c *Contract) { c.GroupErrorReason = "PodGroupError" },
 }}
+
+// For is the contract of Kubernetes version v.
+func For(v string) Contract {
+	c := base
+	c.RemovedGates = nil
+	for _, ch := range Of(v) {
+		ch.apply(&c)
+	}
+	return c
+}
 
 // Applies reports whether c holds on Kubernetes version v. An empty or
 // unparsable v is the version go.mod pins, older than every change.
@@ -61,16 +90,11 @@ func Of(v string) []Change {
 // Gates drops from a --feature-gates value ("A=true,B=false") the gates
 // version v no longer has.
 func Gates(v, gates string) string {
-	removed := map[string]bool{}
-	for _, c := range Of(v) {
-		if c.RemovedGate != "" {
-			removed[c.RemovedGate] = true
-		}
-	}
+	removed := For(v).RemovedGates
 	var kept []string
 	for _, g := range strings.Split(gates, ",") {
 		name, _, _ := strings.Cut(g, "=")
-		if g != "" && !removed[strings.TrimSpace(name)] {
+		if g != "" && !slices.Contains(removed, strings.TrimSpace(name)) {
 			kept = append(kept, g)
 		}
 	}

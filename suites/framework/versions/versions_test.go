@@ -26,9 +26,22 @@ func TestGatesDropsWhatAVersionNoLongerHas(t *testing.T) {
 
 func TestEveryChangeIsComplete(t *testing.T) {
 	for _, c := range Changes {
-		if !c.Applies(c.Since) || c.What == "" || c.Upstream == "" {
-			t.Errorf("change %+v: needs a parsable Since, What and Upstream", c)
+		if !c.Applies(c.Since) || c.What == "" || c.Upstream == "" || c.apply == nil {
+			t.Errorf("change %q: needs a parsable Since, What, Upstream and what it changes", c.What)
 		}
+	}
+}
+
+func TestForAppliesTheChangesUpToAVersion(t *testing.T) {
+	if got := For("v1.37.2"); got.GroupErrorReason != "SchedulerError" || len(got.RemovedGates) != 0 {
+		t.Errorf("v1.37.2: %+v, want the base contract", got)
+	}
+	if got := For("v1.38.0-beta.0"); got.GroupErrorReason != "PodGroupError" {
+		t.Errorf("v1.38.0-beta.0: reason %q, want PodGroupError", got.GroupErrorReason)
+	}
+	// A later version's changes never leak into the base.
+	if For("v1.38.0"); base.GroupErrorReason != "SchedulerError" || base.RemovedGates != nil {
+		t.Errorf("For changed the base contract: %+v", base)
 	}
 }
 
