@@ -72,6 +72,9 @@ ALPHA_CLUSTER := ci-alpha
 ALPHA_CONTROLS := no-alpha no-gang no-preemption no-job-workload
 # The controls checked against the core and extended specs.
 MAIN_CONTROLS := no-gang no-api no-preemption
+# control and control-alpha refuse any other CONTROL before their run (which
+# would otherwise run the whole suite first, or clear every control's results).
+known_control = $(if $(filter $(CONTROL),$(1)),,$(error CONTROL='$(CONTROL)' is not a negative control of these specs: one of $(1)))
 
 ##@ Main
 
@@ -164,7 +167,7 @@ conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
 
 .PHONY: control
 control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL; fail unless it fails exactly its recorded specs
-	@rm -rf $(RESULTS)/controls/$(CONTROL)
+	@$(call known_control,$(MAIN_CONTROLS))rm -rf $(RESULTS)/controls/$(CONTROL)
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) RESULTS=$(RESULTS)/controls/$(CONTROL) > /dev/null
 	@$(call go_exec,suites/cmd/gangconf) check-controls -control $(CONTROL) \
 		-report $(RESULTS)/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
@@ -175,7 +178,7 @@ conformance-alpha: build ## the alpha profile's specs against SCHEDULER on a ci-
 
 .PHONY: control-alpha
 control-alpha: build ## run negative control CONTROL on the alpha specs and cluster into $(RESULTS)/alpha/controls/CONTROL; fail unless it fails exactly its recorded alpha specs
-	@rm -rf $(RESULTS)/alpha/controls/$(CONTROL)
+	@$(call known_control,$(ALPHA_CONTROLS))rm -rf $(RESULTS)/alpha/controls/$(CONTROL)
 	-@$(MAKE) --no-print-directory conformance SCHEDULER=$(CONTROL) CLUSTER=$(ALPHA_CLUSTER) LABEL_FILTER='profile:alpha' \
 		RESULTS=$(RESULTS)/alpha/controls/$(CONTROL) > /dev/null
 	@$(call go_exec,suites/cmd/gangconf) check-controls -control $(CONTROL) -label-filter 'profile:alpha' \
