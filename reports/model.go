@@ -39,6 +39,8 @@ type Model struct {
 	Controls []Control
 	// Power is what make mutants found; nil when it did not run.
 	Power *Power
+	// Soak is make soak's flake table; nil when it did not run.
+	Soak *Soak
 	// Kills is which control and which mutant area failed each spec.
 	Kills *KillMatrix
 	Bench []Scenario
@@ -281,6 +283,7 @@ func Load(dir, baseline string) *Model {
 	m.loadSuite(dir)
 	m.loadControls(dir)
 	m.loadMutants(dir)
+	m.loadSoak(dir)
 	m.Kills = m.killMatrix()
 	m.loadBench(dir, baseline)
 	m.loadUpstream(dir)

@@ -134,8 +134,12 @@ func CompileSuite(ctx context.Context, root, out string) error {
 type Result struct {
 	Spec  string
 	State types.SpecState
-	// Message is the first line of the failure, if any.
-	Message string
+	// Message is the first line of the failure, if any; Failure the whole
+	// failure message.
+	Message, Failure string
+	// Setup is set on the suite's setup, which ReadReport returns only when
+	// it failed.
+	Setup bool
 }
 
 // Killed says whether the result is a failure the scheduler caused: a spec
@@ -174,8 +178,9 @@ func ReadReport(path string) ([]Result, error) {
 			if setup {
 				name = "[" + s.LeafNodeType.String() + "]"
 			}
-			msg, _, _ := strings.Cut(strings.TrimSpace(s.Failure.Message), "\n")
-			out = append(out, Result{Spec: name, State: s.State, Message: msg})
+			failure := strings.TrimSpace(s.Failure.Message)
+			msg, _, _ := strings.Cut(failure, "\n")
+			out = append(out, Result{Spec: name, State: s.State, Message: msg, Failure: failure, Setup: setup})
 		}
 	}
 	return out, nil

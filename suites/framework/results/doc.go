@@ -6,6 +6,7 @@
 //	bench/<scenario>-result.json      Result, with the Scenario as it ran
 //	bench-upstream/upstream-gangs*    DataItems and UpstreamResult
 //	mutants/mutants.json              Mutants, the verdicts of make mutants
+//	soak/soak.json                    Soak, the runs and flake table of make soak
 //
 // Whatever writes or reads these files uses these types, with no copies
 // elsewhere: a field renamed here is renamed in the files. The types carry
