@@ -149,11 +149,7 @@ func CheckFiles(control, reportPath, recordPath, labelFilter string, w io.Writer
 	if err != nil {
 		return err
 	}
-	outcomes, err := ReadReport(reportPath)
-	if err != nil {
-		return err
-	}
-	problems, err := rec.CheckIn(control, outcomes, labelFilter)
+	problems, outcomes, err := rec.CheckRun(control, reportPath, labelFilter)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,17 @@
 package controls
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/gangconf/gangconf/suites/framework/results"
+	"github.com/gangconf/gangconf/suites/framework/versions"
 )
 
 // CheckIn is Check for a run that covered only the specs whose labels match
@@ -52,4 +59,47 @@ func (r *Record) CheckIn(control string, outcomes []Outcome, labelFilter string)
 	problems = append(problems, scoped.Check(control, in)...)
 	sort.Strings(problems)
 	return problems, nil
+}
+
+// On is the record as it holds on Kubernetes version v: each kill the
+// version's contract spares (versions.Contract.Spared) is dropped from the
+// specs of the outcomes that carry its label.
+func (r *Record) On(v string, outcomes []Outcome) *Record {
+	spared := versions.For(v).Spared
+	if len(spared) == 0 {
+		return r
+	}
+	labels := map[string][]string{}
+	for _, o := range outcomes {
+		labels[o.Spec] = o.Labels
+	}
+	out := &Record{Specs: slices.Clone(r.Specs)}
+	for i, e := range out.Specs {
+		for _, sp := range spared {
+			if slices.Contains(labels[e.Spec], sp.Label) {
+				e.KilledBy = slices.DeleteFunc(slices.Clone(e.KilledBy), func(c string) bool { return c == sp.Control })
+			}
+		}
+		out.Specs[i] = e
+	}
+	return out
+}
+
+// CheckRun checks a control's run whose Ginkgo report is at reportPath
+// against the record, as it holds on the Kubernetes version the run's
+// environment.json (beside the report) names, within labelFilter (see
+// CheckIn). It returns the run's outcomes too.
+func (r *Record) CheckRun(control, reportPath, labelFilter string) ([]string, []Outcome, error) {
+	outcomes, err := ReadReport(reportPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	var env results.Environment
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(reportPath), "environment.json")); err == nil {
+		if err := json.Unmarshal(data, &env); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(reportPath), "environment.json"), err)
+		}
+	}
+	problems, err := r.On(env.KubernetesVersion, outcomes).CheckIn(control, outcomes, labelFilter)
+	return problems, outcomes, err
 }

@@ -59,3 +59,23 @@ func TestCheckInJudgesOnlyTheRunsSpecs(t *testing.T) {
 		t.Fatal("a malformed label filter was accepted")
 	}
 }
+
+func TestOnSparesTheKillsAVersionNoLongerAllows(t *testing.T) {
+	rec := &Record{Specs: []Entry{
+		{Spec: "policy spec", KilledBy: []string{"no-alpha", "no-gang"}},
+		{Spec: "topology spec", KilledBy: []string{"no-alpha"}},
+	}}
+	outcomes := []Outcome{
+		{Spec: "policy spec", State: types.SpecStatePassed, Labels: []string{"profile:alpha", "area:preemption-policy"}},
+		{Spec: "topology spec", State: types.SpecStateFailed, Labels: []string{"profile:alpha", "area:topology"}},
+	}
+	if got := rec.On("v1.37.2", outcomes).Check("no-alpha", outcomes); len(got) != 1 {
+		t.Errorf("v1.37.2: no-alpha must still fail the policy spec, got %q", got)
+	}
+	if got := rec.On("v1.38.0-beta.0", outcomes).Check("no-alpha", outcomes); len(got) != 0 {
+		t.Errorf("v1.38.0-beta.0: no-alpha spares the policy spec, got %q", got)
+	}
+	if got := rec.Specs[0].KilledBy; len(got) != 2 {
+		t.Errorf("On changed the record it was given: %v", got)
+	}
+}

@@ -22,6 +22,14 @@ type Contract struct {
 	// RemovedGates are feature gates the components no longer know: a
 	// cluster that sets one does not start, so the harness drops them.
 	RemovedGates []string
+	// Spared are the kills a negative control can no longer make, as what
+	// it turned off is no longer behind a gate.
+	Spared []Spare
+}
+
+// Spare says that Control no longer fails the specs labelled Label.
+type Spare struct {
+	Control, Label string
 }
 
 // base is the contract of the version go.mod pins, v1.37.2.
@@ -44,9 +52,13 @@ type Change struct {
 var Changes = []Change{{
 	Since: "v1.38",
 	What: "a PodGroup's spec.preemptionPolicy is part of the PodGroup API (gate GenericWorkload), " +
-		"filled by priority admission from the PriorityClass; its alpha gate PodGroupPreemptionPolicy is gone",
+		"filled by priority admission from the PriorityClass; its alpha gate PodGroupPreemptionPolicy is gone, so the no-alpha control no longer turns it off",
 	Upstream: "KEP-5710, the field one release behind the API (kubernetes/enhancements#6222, kubernetes/kubernetes#139240)",
-	apply:    func(c *Contract) { c.RemovedGates = append(c.RemovedGates, "PodGroupPreemptionPolicy") },
+	apply: func(c *Contract) {
+		c.RemovedGates = append(c.RemovedGates, "PodGroupPreemptionPolicy")
+		// no-alpha turned the gate off; the field now stays on with the API.
+		c.Spared = append(c.Spared, Spare{Control: "no-alpha", Label: "area:preemption-policy"})
+	},
 }, {
 	Since: "v1.38",
 	What: "a PodGroup the scheduler rejects as inconsistent (members of another priority, preemption policy " +
@@ -58,7 +70,7 @@ var Changes = []Change{{
 // For is the contract of Kubernetes version v.
 func For(v string) Contract {
 	c := base
-	c.RemovedGates = nil
+	c.RemovedGates, c.Spared = nil, nil
 	for _, ch := range Of(v) {
 		ch.apply(&c)
 	}
