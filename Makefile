@@ -31,6 +31,7 @@ PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, docu
 MUTANTS ?=## mutants: only these mutants, comma list (default: all of reference-scheduler/mutants.yaml)
 MUTANTS_FULL ?=## mutants: 1 runs every suite to its end for each mutant, recording every spec that kills it
 MUTANTS_MIN_SCORE ?=## mutants: fail when the mutation score (percent) is below this
+RUNS ?= 10## soak: consecutive runs of make conformance SCHEDULER=reference, each on a fresh cluster
 
 override RESULTS := $(abspath $(RESULTS))
 
@@ -206,6 +207,12 @@ SMOKE_MUTANT := disruption-mode-all-ignored
 .PHONY: mutants
 mutants: only-main-version build ## run the suites against each mutant of the reference scheduler; verdicts and score in $(RESULTS)/mutants
 	@$(call go_exec,suites/cmd/gangmutants) -catalogue reference-scheduler/mutants.yaml -build-dir $(OUTPUT)/mutants
+
+# Each run is a make conformance of its own, into $(RESULTS)/soak/<n>; the
+# table in $(RESULTS)/soak/soak.json gains the runs of every sitting.
+.PHONY: soak
+soak: build ## RUNS core + extended runs against reference in a row, each on a fresh cluster; flake table in $(RESULTS)/soak/soak.json, shown by make report
+	@$(call go_exec,suites/cmd/gangsoak) -runs $(RUNS)
 
 ##@ Benchmarks
 
