@@ -95,9 +95,10 @@ func (r *Record) CheckRun(control, reportPath, labelFilter string) ([]string, []
 		return nil, nil, err
 	}
 	var env results.Environment
-	if data, err := os.ReadFile(filepath.Join(filepath.Dir(reportPath), "environment.json")); err == nil {
+	envPath := filepath.Join(filepath.Dir(reportPath), "environment.json")
+	if data, err := os.ReadFile(envPath); err == nil {
 		if err := json.Unmarshal(data, &env); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(reportPath), "environment.json"), err)
+			return nil, nil, fmt.Errorf("%s: %w", envPath, err)
 		}
 	}
 	problems, err := r.On(env.KubernetesVersion, outcomes).CheckIn(control, outcomes, labelFilter)
