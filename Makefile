@@ -64,6 +64,9 @@ export GOFLAGS
 # without passing it on, which would leave the command (and the cluster it
 # started) running with no one to stop it. exec makes the command make's child.
 go_exec = go build -o $(BIN_DIR)/$(notdir $(1)) ./$(1) && exec $(BIN_DIR)/$(notdir $(1))
+# go_relay runs the command through hack/relay.sh: a Ctrl-C or SIGTERM then
+# reaches the command alone, not the kwokctl removing its cluster.
+go_relay = go build -o $(BIN_DIR)/$(notdir $(1)) ./$(1) && exec hack/relay.sh $(BIN_DIR)/$(notdir $(1))
 
 GINKGO_FLAGS = -p --procs=$(PROCS) --timeout=30m --label-filter='$(LABEL_FILTER)' --no-color
 CONTROLS_RECORD := suites/conformance/controls.yaml
@@ -158,13 +161,14 @@ cluster-down: ## stop the scheduler and remove the cluster made by cluster-up
 
 ##@ Conformance
 
-# tee -p keeps writing e2e.log when our stdout's reader goes away (make
-# conformance | head): otherwise ginkgo and the suite would die of SIGPIPE
-# before their teardown and leave the cluster running.
+# hack/relay.sh tees the output into e2e.log, still when our stdout's reader
+# goes away (make conformance | head), and passes a Ctrl-C or SIGTERM on,
+# once, to Ginkgo and its parallel processes, so their teardown removes the
+# cluster.
 .PHONY: conformance
 conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
 	@mkdir -p $(RESULTS)
-	CLUSTER_NAME=conformance-$(SCHEDULER) $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance 2>&1 | tee -p $(RESULTS)/e2e.log
+	CLUSTER_NAME=conformance-$(SCHEDULER) hack/relay.sh --log $(RESULTS)/e2e.log --suite $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance
 
 .PHONY: control
 control: build ## run negative control CONTROL into $(RESULTS)/controls/CONTROL; fail unless it fails exactly its recorded specs
@@ -218,7 +222,7 @@ soak: build ## RUNS core + extended runs against reference in a row, each on a f
 
 .PHONY: bench
 bench: build ## run benchmark SCENARIO(s) against SCHEDULER (also: ceiling); results in $(RESULTS)/bench, plots in $(RESULTS)/plots
-	$(call go_exec,bench/cmd/gangbench)
+	$(call go_relay,bench/cmd/gangbench)
 
 # Upstream scheduler_perf's PodGroup benchmarks, test binaries built from the
 # pinned module; rebuilt only when the pinned versions change.

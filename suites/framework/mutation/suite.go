@@ -20,6 +20,7 @@ import (
 	"github.com/gangconf/gangconf/fixtures"
 	refconfig "github.com/gangconf/gangconf/reference-scheduler/config"
 	"github.com/gangconf/gangconf/suites/framework/controls"
+	"github.com/gangconf/gangconf/suites/framework/proc"
 )
 
 // Suite is one run of the conformance suite: the specs of a label filter on
@@ -102,9 +103,13 @@ func (r *Runner) Run(ctx context.Context, sched Scheduler, s Suite, dir string, 
 	}
 	defer log.Close()
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(log, r.Log), io.MultiWriter(log, r.Log)
-	// Stopped, Ginkgo gets the Ctrl-C a user would send, so the suite's
-	// teardown removes the cluster; it has a minute for that.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	// Stopped, Ginkgo and its parallel processes get the Ctrl-C a user
+	// would send, once, so the suite's teardown removes the cluster; it has
+	// a minute for that. Ginkgo's CLI passes no signal on to its processes,
+	// and in a group of their own a Ctrl-C at the terminal reaches this
+	// command only, not the kwokctl that a teardown runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return proc.SignalWithChildren(cmd.Process.Pid, syscall.SIGINT) }
 	cmd.WaitDelay = time.Minute
 	report := filepath.Join(dir, "ginkgo-report.json")
 	_ = os.Remove(report)

@@ -1,12 +1,14 @@
-// Package proc tells whether a process the harness started still runs, from
-// /proc. An exited process keeps its entry as a zombie until its parent reaps
+// Package proc tells whether a process the harness started still runs, and
+// signals a process with its children, from /proc. An exited process keeps its entry as a zombie until its parent reaps
 // it, which for a detached component may be late or never; it counts as gone.
 package proc
 
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // StatFields returns the fields of /proc/<pid>/stat after the command name
@@ -53,4 +55,33 @@ func Alive(pid int) bool {
 func Runs(pid int, binary string) bool {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	return err == nil && Alive(pid) && strings.TrimSuffix(exe, " (deleted)") == binary
+}
+
+// Children returns the processes whose parent is pid, from every process's
+// stat: /proc/<pid>/task/*/children needs a kernel option.
+func Children(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f, err := StatFields(child); err == nil && len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// SignalWithChildren sends sig to pid and to its children, not further:
+// Ginkgo's CLI and its parallel processes, which each handle a Ctrl-C and
+// stop their own helpers (the kwokctl removing a cluster must not get it).
+func SignalWithChildren(pid int, sig syscall.Signal) error {
+	children := Children(pid)
+	err := syscall.Kill(pid, sig)
+	for _, c := range children {
+		_ = syscall.Kill(c, sig)
+	}
+	return err
 }

@@ -100,3 +100,38 @@ func TestAZombieIsNotAliveAndAnotherBinaryDoesNotRun(t *testing.T) {
 		t.Fatal("a reaped process counts as alive")
 	}
 }
+
+// A signal for Ginkgo and its processes reaches the process and its
+// children, and not their children in turn (the helpers they stop).
+func TestSignalWithChildrenStopsAtGrandchildren(t *testing.T) {
+	// "; :" keeps each shell from replacing itself with its last command.
+	cmd := exec.Command("bash", "-c", `bash -c "sleep 60; :" & wait; :`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var child, grandchild int
+	if !eventually(10*time.Second, func() bool {
+		if c := Children(cmd.Process.Pid); len(c) == 1 {
+			child = c[0]
+			if g := Children(child); len(g) == 1 {
+				grandchild = g[0]
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no child with a child of its own under %d", cmd.Process.Pid)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
+	if err := SignalWithChildren(cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if !eventually(10*time.Second, func() bool { return !Alive(child) }) {
+		t.Fatalf("child %d still alive", child)
+	}
+	if !Alive(grandchild) {
+		t.Fatalf("grandchild %d was signalled too", grandchild)
+	}
+}

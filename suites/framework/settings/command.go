@@ -36,17 +36,34 @@ func NoArguments(name, usage string) {
 	os.Exit(2)
 }
 
+// Stopped is what a command stopped by a signal says last, once it has
+// stopped what it started: "stopped (terminated signal received)"; "" when
+// no signal came. ctx is SignalContext's, before its stop is called.
+func Stopped(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	return fmt.Sprintf("stopped (%v)", context.Cause(ctx))
+}
+
 // Main is the main function of a command that takes its settings from the
 // environment: it refuses arguments (NoArguments), runs run until it
 // returns or a signal ends it (SignalContext), and exits with status 1 and
-// the error, after name, when run fails.
+// the error, after name, when run fails. A run a signal ended exits with
+// status 1 too, whatever run returned, and says so (Stopped).
 func Main(name, usage string, run func(context.Context) error) {
 	NoArguments(name, usage)
 	ctx, stop := SignalContext()
 	err := run(ctx)
+	stopped := Stopped(ctx)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	}
+	if stopped != "" {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", name, stopped)
+	}
+	if err != nil || stopped != "" {
 		os.Exit(1)
 	}
 }

@@ -1,6 +1,8 @@
 package settings
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +15,9 @@ import (
 )
 
 // commandChild, when set, makes the test binary a child of the tests below:
-// "args" calls NoArguments; "pipe" and "hup" write to stdout until
-// SignalContext's context ends, then exit with status 3.
+// "args" calls NoArguments; "main" runs Main until a signal; "pipe" and
+// "hup" write to stdout until SignalContext's context ends, then exit with
+// status 3.
 const commandChild = "GANGCONF_COMMAND_CHILD"
 
 func TestMain(m *testing.M) {
@@ -24,6 +27,14 @@ func TestMain(m *testing.M) {
 	case "args":
 		NoArguments("child", "usage: child\n")
 		os.Exit(5)
+	case "main":
+		os.Args = os.Args[:1]
+		Main("child", "usage: child\n", func(ctx context.Context) error {
+			fmt.Println("running")
+			<-ctx.Done()
+			return nil
+		})
+		os.Exit(0)
 	default:
 		os.Exit(signalChild(os.Getenv(commandChild) == "hup"))
 	}
@@ -100,5 +111,36 @@ func TestNoArgumentsStopsACommandGivenArguments(t *testing.T) {
 		if c.status != 0 && !strings.Contains(stderr.String(), `unexpected argument "`+c.arg+`"`) {
 			t.Errorf("child %s: stderr %q does not name the argument", c.arg, stderr.String())
 		}
+	}
+}
+
+// A command a signal stopped says so last, and exits non-zero even though
+// its run returned no error.
+func TestMainSaysItWasStopped(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), commandChild+"=main")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once it prints, its run is under way and the signal is handled.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("child ended with %v, want exit status 1", err)
+	}
+	if want := "child: stopped (terminated signal received)\n"; stderr.String() != want {
+		t.Fatalf("stderr %q, want %q", stderr.String(), want)
 	}
 }
