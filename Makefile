@@ -32,6 +32,8 @@ MUTANTS ?=## mutants: only these mutants, comma list (default: all of reference-
 MUTANTS_FULL ?=## mutants: 1 runs every suite to its end for each mutant, recording every spec that kills it
 MUTANTS_MIN_SCORE ?=## mutants: fail when the mutation score (percent) is below this
 RUNS ?= 10## soak: consecutive runs of make conformance SCHEDULER=reference, each on a fresh cluster
+POINTS ?= 20## signal-test: runs to stop, each with a signal at a random moment
+SEED ?=## signal-test: the random seed of an earlier signal test, to replay it (it prints its seed)
 
 override RESULTS := $(abspath $(RESULTS))
 
@@ -99,6 +101,7 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@$(MAKE) --no-print-directory conformance-alpha SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
+	@$(MAKE) --no-print-directory signal-test POINTS=3
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
 # Mutants are rules on go.mod's Kubernetes source, and the upstream
@@ -147,6 +150,13 @@ browser: ## install Debian's chromium for the report's browser test, if missing
 .PHONY: unit
 unit: ## unit tests (with the race detector); the conformance suite needs a cluster and runs in conformance
 	go test -race -count=1 $$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v '/suites/conformance$$')
+
+# Each point is a run of its own, make conformance (a few specs) or make bench
+# SCENARIO=smoke, in $(OUTPUT)/signal-test/point-NN; its table goes to
+# $(OUTPUT)/signal-test/signal-test.md.
+.PHONY: signal-test
+signal-test: build ## stop POINTS runs with SIGINT or SIGTERM at random moments; fail if one leaves a process, cluster directory or port, or does not say it was stopped
+	@$(call go_exec,suites/cmd/signaltest) -points $(POINTS) $(if $(SEED),-seed $(SEED)) -dir $(OUTPUT)/signal-test
 
 ##@ Clusters
 
