@@ -71,6 +71,8 @@ type Outcome struct {
 	Spec   string
 	State  types.SpecState
 	Labels []string
+	// Reason is the first line of why the spec was skipped or failed.
+	Reason string
 }
 
 // ReadGinkgoReport reads a Ginkgo JSON report (--json-report).
@@ -98,7 +100,8 @@ func ReadReport(path string) ([]Outcome, error) {
 			if s.LeafNodeType != types.NodeTypeIt {
 				continue
 			}
-			out = append(out, Outcome{Spec: s.FullText(), State: s.State, Labels: s.Labels()})
+			reason, _, _ := strings.Cut(s.Failure.Message, "\n")
+			out = append(out, Outcome{Spec: s.FullText(), State: s.State, Labels: s.Labels(), Reason: reason})
 		}
 	}
 	return out, nil

@@ -86,7 +86,7 @@ func (r *Record) CoverageTable(specs []Outcome) (string, error) {
 		if i == 0 || rows[i-1].item != rw.item {
 			item = strconv.Itoa(rw.item)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", item, rw.profile, strings.ReplaceAll(rw.spec, "|", `\|`), rw.killedBy)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", item, rw.profile, cell(rw.spec), rw.killedBy)
 	}
 	return b.String(), nil
 }
