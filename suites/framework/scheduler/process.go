@@ -36,6 +36,9 @@ type Process struct {
 	// PIDFile records the PID so another process (make cluster-down) can
 	// stop a scheduler that outlived the process that started it.
 	PIDFile string
+	// Restarted says that an earlier process ran this scheduler (make
+	// scheduler-restart): its log goes on, as after a restart here.
+	Restarted bool
 
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -66,8 +69,9 @@ func (p *Process) Start(detached bool) error {
 	if err := os.MkdirAll(filepath.Dir(p.LogPath), 0o755); err != nil {
 		return err
 	}
+	again := p.starts > 0 || p.Restarted
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if p.starts > 0 {
+	if again {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	}
 	log, err := os.OpenFile(p.LogPath, flags, 0o644)
@@ -75,7 +79,7 @@ func (p *Process) Start(detached bool) error {
 		return err
 	}
 	defer log.Close()
-	if p.starts > 0 {
+	if again {
 		fmt.Fprintf(log, "\n===== gangconf: scheduler started again (start %d) at %s =====\n", p.starts+1, time.Now().Format(time.RFC3339))
 	}
 	p.starts++
@@ -118,21 +122,41 @@ func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
 // WaitUntil blocks until ok says yes, polling it, and fails at once, with the
 // end of the log, if the process exits first.
 func (p *Process) WaitUntil(parent context.Context, timeout time.Duration, what string, ok func(context.Context) bool) error {
+	switch err := Poll(parent, timeout, p.exited, ok); {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrExited):
+		return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
+	case errors.Is(err, context.Canceled):
+		// The run was stopped (Ctrl-C, SIGTERM), not the scheduler slow.
+		return fmt.Errorf("%s scheduler: stopped waiting until %s: %w", p.Name, what, err)
+	default:
+		return fmt.Errorf("%s scheduler not %s after %s; last lines of %s:\n%s", p.Name, what, timeout, p.LogPath, Tail(p.LogPath, 15))
+	}
+}
+
+// ErrExited is Poll's answer when the process it watches exits first.
+var ErrExited = errors.New("the scheduler exited")
+
+// Poll calls ok every 200 ms until it says yes, for at most timeout. It
+// stops at once with ErrExited when exited is closed (nil: a scheduler the
+// harness does not run), with context.Canceled when parent is cancelled,
+// and with context.DeadlineExceeded when the time is up, the caller's
+// deadline included: a scheduler too slow for it is still too slow.
+func Poll(parent context.Context, timeout time.Duration, exited <-chan struct{}, ok func(context.Context) bool) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
-		case <-p.exited:
-			return fmt.Errorf("%s scheduler exited at start (%v); last lines of %s:\n%s", p.Name, p.err, p.LogPath, Tail(p.LogPath, 15))
+		case <-exited:
+			return ErrExited
 		case <-ctx.Done():
 			if err := parent.Err(); errors.Is(err, context.Canceled) {
-				// The run was stopped (Ctrl-C, SIGTERM), not the scheduler slow;
-				// a caller's deadline is still a scheduler too slow for it.
-				return fmt.Errorf("%s scheduler: stopped waiting until %s: %w", p.Name, what, err)
+				return err
 			}
-			return fmt.Errorf("%s scheduler not %s after %s; last lines of %s:\n%s", p.Name, what, timeout, p.LogPath, Tail(p.LogPath, 15))
+			return context.DeadlineExceeded
 		case <-tick.C:
 		}
 		if ok(ctx) {
@@ -149,10 +173,13 @@ var LoopbackClient = &http.Client{
 	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
 }
 
-func (p *Process) readyURLOK(ctx context.Context) bool {
+func (p *Process) readyURLOK(ctx context.Context) bool { return ReadyURLOK(ctx, p.ReadyURL) }
+
+// ReadyURLOK says whether url answers 200 within 2 s.
+func ReadyURLOK(ctx context.Context, url string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.ReadyURL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
 	}
@@ -231,9 +258,18 @@ func (p *Process) Stop() error {
 }
 
 // StopByPIDFile stops a detached scheduler recorded in pidFile by an earlier
-// process. It signals the PID only if that PID still runs the recorded
-// binary, so a reused PID is never hit.
-func StopByPIDFile(pidFile string) error {
+// process: SIGTERM, then SIGKILL after a grace period.
+func StopByPIDFile(pidFile string) error { return signalPIDFile(pidFile, 10*time.Second) }
+
+// KillByPIDFile kills a detached scheduler recorded in pidFile with SIGKILL
+// at once, as a crash or an OOM kill would, and returns once it is gone.
+func KillByPIDFile(pidFile string) error { return signalPIDFile(pidFile, 0) }
+
+// signalPIDFile ends the scheduler recorded in pidFile, and its process
+// group (the scheduler and anything its shell started): SIGTERM and up to
+// grace for it to exit, then SIGKILL. It signals the PID only if that PID
+// still runs the recorded binary, so a reused PID is never hit.
+func signalPIDFile(pidFile string, grace time.Duration) error {
 	data, err := os.ReadFile(pidFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -246,20 +282,31 @@ func StopByPIDFile(pidFile string) error {
 	if err != nil || len(lines) < 2 {
 		return fmt.Errorf("malformed PID file %s", pidFile)
 	}
-	if !proc.Runs(pid, lines[1]) {
+	gone := func() bool { return !proc.Runs(pid, lines[1]) }
+	if gone() {
 		return nil
 	}
-	// Its process group: the scheduler and anything its shell started.
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if !proc.Runs(pid, lines[1]) {
+	if grace > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		if waitFor(gone, grace) {
 			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	if !waitFor(gone, 10*time.Second) {
+		return fmt.Errorf("scheduler PID %d (%s) still runs after SIGKILL", pid, lines[1])
+	}
 	return nil
+}
+
+// waitFor polls done until it holds or timeout passes, and says whether it held.
+func waitFor(done func() bool, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if done() {
+			return true
+		}
+	}
+	return done()
 }
 
 // Tail returns the last n lines of a file, for error messages.

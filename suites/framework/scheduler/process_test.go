@@ -132,6 +132,40 @@ func TestStopByPIDFileStopsADetachedProcess(t *testing.T) {
 	}
 }
 
+// A process that ignores SIGTERM still dies at once: KillByPIDFile is a
+// crash, not a stop.
+func TestKillByPIDFileKillsAtOnceAndTheRestartLogGoesOn(t *testing.T) {
+	sh, _ := exec.LookPath("sh")
+	sh, _ = filepath.EvalSymlinks(sh)
+	dir := t.TempDir()
+	p := &Process{Name: "stubborn", Binary: sh, Args: []string{"-c", "trap '' TERM; echo first; sleep 600"},
+		LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := p.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	for log, _ := os.ReadFile(p.LogPath); !strings.Contains(string(log), "first"); log, _ = os.ReadFile(p.LogPath) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if err := KillByPIDFile(p.PIDFile); err != nil {
+		t.Fatal(err)
+	}
+	<-p.Exited()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("kill took %s: it waited for a SIGTERM the process ignores", took)
+	}
+	again := &Process{Name: "stubborn", Binary: sh, Args: []string{"-c", "echo second"}, LogPath: p.LogPath, Restarted: true}
+	if err := again.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	<-again.Exited()
+	log, _ := os.ReadFile(p.LogPath)
+	if !strings.Contains(string(log), "first") || !strings.Contains(string(log), "second") {
+		t.Fatalf("the restart's log does not go on from the first run's:\n%s", log)
+	}
+}
+
 func TestStopByPIDFileLeavesAReusedPIDAlone(t *testing.T) {
 	sleep, _ := exec.LookPath("sleep")
 	cmd := exec.Command(sleep, "600")
