@@ -50,6 +50,10 @@ type Settings struct {
 	// readiness probe.
 	SchedulerCmd      string
 	SchedulerReadyURL string
+	// SchedulerRestartCmd, for a scheduler the harness does not start
+	// (external), is a shell command that kills it as a crash would and
+	// lets what runs it bring it back: the fault specs' crash.
+	SchedulerRestartCmd string
 	// SchedulerBin, SchedulerConfig and SchedulerArgs are SCHEDULER=binary's
 	// kube-scheduler-compatible program, its KubeSchedulerConfiguration and
 	// extra arguments (split on spaces).
@@ -77,6 +81,7 @@ const (
 	EnvClusterName   = "CLUSTER_NAME"
 	EnvSchedulerCmd  = "SCHEDULER_CMD"
 	EnvSchedulerURL  = "SCHEDULER_READY_URL"
+	EnvRestartCmd    = "SCHEDULER_RESTART_CMD"
 	EnvSchedulerBin  = "SCHEDULER_BIN"
 	EnvSchedulerConf = "SCHEDULER_CONFIG"
 	EnvSchedulerArgs = "SCHEDULER_ARGS"
@@ -102,12 +107,13 @@ func FromEnv() Settings {
 		WorkDir:       get(EnvWorkDir, "_output/kwok"),
 		ClusterName:   get(EnvClusterName, "gangconf"),
 
-		SchedulerCmd:      os.Getenv(EnvSchedulerCmd),
-		SchedulerReadyURL: os.Getenv(EnvSchedulerURL),
-		SchedulerBin:      os.Getenv(EnvSchedulerBin),
-		SchedulerConfig:   os.Getenv(EnvSchedulerConf),
-		SchedulerArgs:     os.Getenv(EnvSchedulerArgs),
-		KindNodeImage:     os.Getenv(EnvKindNodeImage),
+		SchedulerCmd:        os.Getenv(EnvSchedulerCmd),
+		SchedulerReadyURL:   os.Getenv(EnvSchedulerURL),
+		SchedulerRestartCmd: os.Getenv(EnvRestartCmd),
+		SchedulerBin:        os.Getenv(EnvSchedulerBin),
+		SchedulerConfig:     os.Getenv(EnvSchedulerConf),
+		SchedulerArgs:       os.Getenv(EnvSchedulerArgs),
+		KindNodeImage:       os.Getenv(EnvKindNodeImage),
 	}
 }
 
@@ -158,12 +164,18 @@ func (s *Settings) validateScheduler(k kinds.Kind) error {
 	if k.NeedsName && s.SchedulerName == "" {
 		return fmt.Errorf("SCHEDULER=%s needs SCHEDULER_NAME=<the schedulerName it serves>", k.Name)
 	}
+	if k.Started && s.SchedulerRestartCmd != "" {
+		return fmt.Errorf("SCHEDULER_RESTART_CMD is for a scheduler the harness does not start (SCHEDULER=external); "+
+			"the harness starts SCHEDULER=%s itself and restarts it after a crash: unset SCHEDULER_RESTART_CMD", k.Name)
+	}
 	if k.Cluster != nil && s.Provider != "kwok" {
 		return fmt.Errorf("SCHEDULER=%s changes the cluster's %s, so it needs PROVIDER=kwok", k.Name, k.Cluster.Component())
 	}
 	switch k.Class {
 	case kinds.External:
-		return nil
+		// Its readiness URL is how EnsureScheduler sees it back after a
+		// SCHEDULER_RESTART_CMD.
+		return s.validateReadyURL()
 	case kinds.Ceiling:
 		return fmt.Errorf("SCHEDULER=%s runs inside the benchmark runner: make bench takes it, nothing else does", k.Name)
 	case kinds.Command:
@@ -188,7 +200,7 @@ func (s *Settings) validateScheduler(k kinds.Kind) error {
 	return cluster.CheckBinaries(s.BinDir, "reference-scheduler")
 }
 
-// validateReadyURL checks SCHEDULER=command's optional readiness URL: one
+// validateReadyURL checks the optional readiness URL (command, external): one
 // that is no http(s) URL never answers, and the run would wait a minute
 // for it before failing.
 func (s *Settings) validateReadyURL() error {

@@ -63,6 +63,14 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 		{"binary with a config that does not exist", func(s *Settings) {
 			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", "/bin/true", "/nonexistent/config.yaml"
 		}, "SCHEDULER_CONFIG /nonexistent/config.yaml cannot be read (no such file or directory): give the path of your KubeSchedulerConfiguration file"},
+		{"a restart command for the reference", func(s *Settings) { s.SchedulerRestartCmd = "pkill my-scheduler" },
+			"SCHEDULER_RESTART_CMD is for a scheduler the harness does not start (SCHEDULER=external); the harness starts SCHEDULER=reference itself"},
+		{"a restart command for a command scheduler", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerCmd, s.SchedulerRestartCmd = "command", "v", "run", "pkill run"
+		}, "the harness starts SCHEDULER=command itself and restarts it after a crash: unset SCHEDULER_RESTART_CMD"},
+		{"external with a readiness URL that is no URL", func(s *Settings) {
+			s.Scheduler, s.SchedulerName, s.SchedulerReadyURL = "external", "v", "localhost:10259/readyz"
+		}, `SCHEDULER_READY_URL "localhost:10259/readyz" is not an http(s) URL`},
 		{"binary that is not executable", func(s *Settings) {
 			s.Scheduler, s.SchedulerBin, s.SchedulerConfig = "binary", schedulerConfig(t, "mine"), schedulerConfig(t, "mine")
 		}, "is not an executable file: give the path of your kube-scheduler-compatible binary"},
@@ -82,6 +90,20 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 	}
 	if good.SchedulerName != "default-scheduler" {
 		t.Fatalf("reference scheduler name = %q", good.SchedulerName)
+	}
+}
+
+// An external scheduler takes a restart command and a readiness URL: the
+// fault specs crash it with the one and see it back with the other.
+func TestExternalTakesARestartCommand(t *testing.T) {
+	s := Settings{Provider: "existing", Kubeconfig: fakeapi.Kubeconfig(t), Scheduler: "external", SchedulerName: "mine",
+		SchedulerRestartCmd: "kubectl -n kube-system delete pod -l component=mine --force", SchedulerReadyURL: "https://127.0.0.1:10259/readyz"}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvRestartCmd, "systemctl kill -s KILL my-scheduler")
+	if got := FromEnv().SchedulerRestartCmd; got != "systemctl kill -s KILL my-scheduler" {
+		t.Fatalf("FromEnv().SchedulerRestartCmd = %q", got)
 	}
 }
 
