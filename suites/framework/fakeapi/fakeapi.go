@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,10 +27,16 @@ import (
 //   - a new namespace gets its default service account (the controller
 //     manager's job),
 //   - a dry-run create answers with the object and stores nothing,
-//   - DeleteCollection deletes what its label selector selects.
+//   - DeleteCollection deletes what its label selector selects,
+//   - a SelfSubjectAccessReview is allowed, as for a cluster admin.
 func New(objects ...runtime.Object) *fake.Clientset {
 	cs := fake.NewClientset(objects...)
 	tracker := cs.Tracker()
+	cs.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+		r.Status.Allowed = true
+		return true, r, nil
+	})
 	cs.PrependReactor("create", "namespaces", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		ns, ok := a.(k8stesting.CreateAction).GetObject().(*corev1.Namespace)
 		if !ok {

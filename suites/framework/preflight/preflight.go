@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -39,17 +38,23 @@ type Report struct {
 	// AlphaGates says, for each alpha gate, "" when the API server has it
 	// on, else why the alpha specs that need it are skipped.
 	AlphaGates map[string]string `json:"alphaGates"`
+	// MissingRights are the resources the kubeconfig may not act on as the
+	// suite does, each with what to grant; they are Problems too.
+	MissingRights []string `json:"missingRights,omitempty"`
 	// Problems are what makes the cluster unfit for the suite, each with
 	// what to do about it.
 	Problems []string `json:"problems,omitempty"`
+	// Plan is what will run and what will be skipped, and why (SetPlan).
+	Plan []Step `json:"plan,omitempty"`
 }
 
 // fakeNodeWait is how long a probe node may take to turn Ready under kwok
 // (a variable so that unit tests can wait less).
 var fakeNodeWait = 20 * time.Second
 
-// Run checks a cluster before a run and reports what it found,
-// with Problems saying what to fix when the cluster lacks the PodGroup API.
+// Run checks a cluster before a run and reports what it found, with
+// Problems saying what to fix when the cluster lacks the PodGroup API or
+// the kubeconfig lacks rights the suite needs.
 // It fails only when it cannot ask. fakeNodes says whether the harness
 // knows that kwok runs there.
 func Run(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) (*Report, error) {
@@ -66,10 +71,18 @@ func Run(ctx context.Context, cs kubernetes.Interface, fakeNodes bool) (*Report,
 			p.ServedResources = append(p.ServedResources, r.Name)
 		}
 	}
-	if !slices.Contains(p.ServedResources, "podgroups") || !slices.Contains(p.ServedResources, "workloads") {
+	if !p.served() {
 		p.Problems = append(p.Problems, fmt.Sprintf("the cluster (%s) does not serve workloads and podgroups in %s; "+
 			"start kube-apiserver with --runtime-config=%s=true --feature-gates=GenericWorkload=true, and the same gate on kube-controller-manager and the scheduler",
 			p.ServerVersion, gv, gv))
+	}
+	if p.MissingRights, err = checkRights(ctx, cs); err != nil {
+		return nil, err
+	}
+	if len(p.MissingRights) > 0 {
+		// The probes below would only fail on what is missing.
+		p.Problems = append(p.Problems, p.MissingRights...)
+		return p, nil
 	}
 	if p.SchedulingGroupKept, err = schedulingGroupKept(ctx, cs); err != nil {
 		return nil, err
