@@ -23,7 +23,7 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 
 	ginkgo.It("a scheduler crash while a gang waits for quorum binds nothing early; the gang is bound once complete (watched for 5s before and after)", func(ctx context.Context) {
 		quorumAcrossFault(ctx, s, func(ctx context.Context) {
-			crashScheduler()
+			crashScheduler(ctx)
 			restartScheduler(ctx)
 		})
 	})
@@ -38,7 +38,7 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 		all := append(a.PodNames(), b.PodNames()...)
 		gomega.Eventually(func() []string { return rec.Bound(all...) }).WithContext(ctx).WithPolling(10*time.Millisecond).
 			WithTimeout(framework.Patience).ShouldNot(gomega.BeEmpty(), "binding starts")
-		crashScheduler()
+		crashScheduler(ctx)
 		atCrash := len(rec.Bound(all...))
 		ginkgo.AddReportEntry("bound at the crash", fmt.Sprintf("%d of %d", atCrash, 2*members))
 		restartScheduler(ctx)
@@ -48,7 +48,7 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 
 	ginkgo.It("a scheduler crash while victims terminate preempts nothing more; the gang is bound once they are gone (watched for 5s)", func(ctx context.Context) {
 		high, victims := preemptHeldVictims(ctx, s, rec)
-		crashScheduler()
+		crashScheduler(ctx)
 		restartScheduler(ctx)
 		expectOnlyVictims(ctx, rec, victims, high, "after the restart, while the victims still terminate")
 		gomega.Expect(gang.Release(ctx, f.Client, s.Namespace)).To(gomega.Succeed())
@@ -71,7 +71,7 @@ var _ = ginkgo.Describe("Faults", ginkgo.Serial, ginkgo.Label("profile:extended"
 
 // crashScheduler kills the scheduler under test; the spec's cleanup
 // starts it again if the spec did not.
-func crashScheduler() {
+func crashScheduler(ctx context.Context) {
 	ginkgo.GinkgoHelper()
 	if ok, why := env.CanRestartScheduler(); !ok {
 		ginkgo.Skip(why)
@@ -82,8 +82,8 @@ func crashScheduler() {
 		defer invariants.Resume(time.Now())
 		return env.EnsureScheduler(ctx)
 	})
-	gomega.Expect(env.CrashScheduler()).To(gomega.Succeed())
-	ginkgo.GinkgoWriter.Println("scheduler killed with SIGKILL")
+	gomega.Expect(env.CrashScheduler(ctx)).To(gomega.Succeed())
+	ginkgo.GinkgoWriter.Println("scheduler killed")
 }
 
 // restartScheduler starts the scheduler again. The invariant monitor's

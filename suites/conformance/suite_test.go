@@ -65,6 +65,10 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	pre, err := preflight.Run(ctx, cs, s.Provider == "kwok")
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.GinkgoWriter.Println(pre.String())
+	// The plan shows in the suite's output whatever follows: a report entry
+	// always shown, as GinkgoWriter is only on a failure.
+	pre.SetPlan(env.FaultPlan()...)
+	ginkgo.AddReportEntry("preflight plan", pre.PlanText(), ginkgo.ReportEntryVisibilityAlways)
 	gomega.Expect(pre.Write(s.Results)).To(gomega.Succeed())
 	// On a cluster it was handed, or made from a node image the user chose
 	// (kind), the harness runs nothing the cluster cannot serve; kwok
@@ -73,6 +77,9 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	if s.Provider != "kwok" {
 		failOn(pre.Err())
 	}
+	// A scheduler the harness does not start must answer its name before
+	// any spec, or every spec would fail as if it broke the contract.
+	failOn(env.CheckSchedulerAnswers(ctx))
 	runID = framework.NewRunID()
 	noSlices = pre.NoSlices
 	removePriorityClasses, err = framework.EnsurePriorityClasses(ctx, cs)

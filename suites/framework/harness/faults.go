@@ -8,13 +8,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/gangconf/gangconf/suites/framework/preflight"
+	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
-// CanRestartScheduler says whether the harness owns the scheduler process
-// and so can crash and restart it; if not, why not.
+// CanRestartScheduler says whether the harness can crash the scheduler
+// under test and see it back: it owns the process, or was given
+// SCHEDULER_RESTART_CMD for one it does not start; if not, why not.
 func (e *Env) CanRestartScheduler() (bool, string) {
-	if e.SchedulerProcess == nil {
-		return false, fmt.Sprintf("the harness does not run the scheduler under test (SCHEDULER=%s), so it cannot kill and restart it", e.Settings.Scheduler)
+	if e.SchedulerProcess == nil && e.SchedulerRestartCmd == "" {
+		return false, fmt.Sprintf("the harness does not run the scheduler under test (SCHEDULER=%s), so it cannot kill and restart it: "+
+			"give %s, a command that kills it as a crash would and lets what runs it bring it back", e.Settings.Scheduler, settings.EnvRestartCmd)
 	}
 	return true, ""
 }
@@ -28,11 +33,38 @@ func (e *Env) CanRestartControlPlane() (bool, string) {
 	return true, ""
 }
 
+// FaultPlan is the preflight plan's steps for the fault specs: whether
+// each fault can run, and how, or why it is skipped.
+func (e *Env) FaultPlan() []preflight.Step {
+	crash := preflight.Step{What: "scheduler crash and restart (area:faults)"}
+	switch ok, why := e.CanRestartScheduler(); {
+	case !ok:
+		crash.Note = why
+	case e.SchedulerProcess == nil:
+		crash.Runs, crash.Note = true, settings.EnvRestartCmd+" kills it; the harness waits until it answers again"
+	default:
+		crash.Runs, crash.Note = true, "SIGKILL to the process the harness runs, then the same command line again"
+	}
+	api := preflight.Step{What: "API server restart (area:faults)", Note: "every control plane process stopped and started again"}
+	if ok, why := e.CanRestartControlPlane(); !ok {
+		api.Note = why
+	} else {
+		api.Runs = true
+	}
+	return []preflight.Step{crash, api}
+}
+
 // CrashScheduler kills the scheduler under test with SIGKILL, as a crash or
-// an OOM kill would: it gets no chance to finish bindings in flight.
-func (e *Env) CrashScheduler() error {
+// an OOM kill would: it gets no chance to finish bindings in flight. One
+// the harness does not start is killed by SCHEDULER_RESTART_CMD.
+func (e *Env) CrashScheduler(ctx context.Context) error {
 	if ok, why := e.CanRestartScheduler(); !ok {
 		return errors.New(why)
+	}
+	if e.SchedulerProcess == nil {
+		// Down even when the command fails: it may have killed it first.
+		e.schedulerDown = true
+		return e.runRestartCmd(ctx)
 	}
 	return e.SchedulerProcess.Kill()
 }
@@ -46,6 +78,9 @@ func (e *Env) EnsureScheduler(ctx context.Context) error {
 		return errors.New(why)
 	}
 	proc := e.SchedulerProcess
+	if proc == nil {
+		return e.ensureAnswering(ctx)
+	}
 	if proc.Running() {
 		return nil
 	}

@@ -19,7 +19,7 @@ func TestFaultsNeedWhatTheHarnessStarted(t *testing.T) {
 	if ok, why := e.CanRestartControlPlane(); ok || !strings.Contains(why, "PROVIDER=existing") {
 		t.Fatalf("existing cluster: %v %q", ok, why)
 	}
-	if err := e.CrashScheduler(); err == nil || !strings.Contains(err.Error(), "cannot kill") {
+	if err := e.CrashScheduler(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot kill") {
 		t.Fatalf("CrashScheduler: %v", err)
 	}
 	if err := e.EnsureScheduler(context.Background()); err == nil {

@@ -37,6 +37,12 @@ type Env struct {
 	// KubernetesVersion is the version of the pinned binaries, on a cluster
 	// the harness makes; the gates it passes follow it (package versions).
 	KubernetesVersion string
+
+	// schedulerDown is set from a SCHEDULER_RESTART_CMD's crash until the
+	// scheduler is seen answering again (restart.go).
+	schedulerDown bool
+	// probes counts probe pods: each gets a namespace of its own.
+	probes int
 }
 
 // Up makes the cluster, its nodes and the scheduler under test. When

@@ -31,12 +31,14 @@ func (e *Env) waitProbeBound(ctx context.Context, proc *scheduler.Process) error
 	return e.probeBound(ctx, cs, proc, probeTimeout)
 }
 
-// probeBound creates the probe pod and waits up to timeout for proc to bind
-// it; the probe's namespace goes either way.
+// probeBound creates the probe pod and waits up to timeout until it is
+// bound: by proc, or, with proc nil, by a scheduler the harness does not
+// run. The probe's namespace goes either way.
 func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *scheduler.Process, timeout time.Duration) error {
-	// One namespace per start: a restarted scheduler's probe must not wait
+	// One namespace per probe: a restarted scheduler's probe must not wait
 	// for the previous probe's namespace to finish terminating.
-	ns := fmt.Sprintf("gangconf-probe-%s-%d", e.ClusterName, proc.Starts())
+	e.probes++
+	ns := fmt.Sprintf("gangconf-probe-%s-%d", e.ClusterName, e.probes)
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: ns, Labels: map[string]string{"gangconf.io/run": "probe"}}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("readiness probe: %w", err)
@@ -57,10 +59,17 @@ func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *sch
 	if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("readiness probe: %w", err)
 	}
-	err = proc.WaitUntil(ctx, timeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), func(ctx context.Context) bool {
+	bound := func(ctx context.Context) bool {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, "probe", metav1.GetOptions{})
 		return err == nil && p.Spec.NodeName != ""
-	})
+	}
+	if proc == nil {
+		if err := scheduler.Poll(ctx, timeout, nil, bound); err != nil {
+			return e.errNotAnswered(err, ns, timeout)
+		}
+		return nil
+	}
+	err = proc.WaitUntil(ctx, timeout, fmt.Sprintf("binding a probe pod with schedulerName %q", e.SchedulerName), bound)
 	if err == nil {
 		return nil
 	}
