@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,6 +87,10 @@ var rejections = map[string]rejection{
 	"`SIZES=8x`":                                {env: env{"SCENARIO": "smoke", "SIZES": "8x"}, bench: true},
 	"`MUTANTS=nope`":                            {run: unknownMutant},
 	"`PRODUCT` without `contact_email_address`": {run: productWithoutContact},
+	"`SCHEDULER_RESTART_CMD` with a scheduler the harness starts": {env: env{"SCHEDULER_RESTART_CMD": "pkill kube-scheduler"}},
+	"a `SCHEDULER_RESTART_CMD` that fails":                        {run: restartCommandFails},
+	"a `SCHEDULER_NAME` nobody answers":                           {pkg: "suites/framework/harness", test: "TestNoSchedulerAnswersTheName"},
+	"a `KUBECONFIG` without the rights the suite needs":           {run: kubeconfigWithoutRights},
 }
 
 // row is one row of the README's table.
@@ -246,7 +251,7 @@ func settingsOf(t *testing.T, vars env) settings.Settings {
 	}
 	for _, k := range []string{settings.EnvSchedulerName, settings.EnvKubeconfig, settings.EnvClusterName,
 		settings.EnvSchedulerCmd, settings.EnvSchedulerURL, settings.EnvSchedulerBin, settings.EnvSchedulerConf,
-		settings.EnvSchedulerArgs, settings.EnvKindNodeImage, "SCENARIO", "SIZES", "REPEATS", "BESIDE"} {
+		settings.EnvSchedulerArgs, settings.EnvKindNodeImage, settings.EnvRestartCmd, "SCENARIO", "SIZES", "REPEATS", "BESIDE"} {
 		all[k] = ""
 	}
 	for k, v := range vars {
@@ -354,6 +359,40 @@ func clusterWithoutTheAPI(*testing.T) error {
 	cs.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		a.(k8stesting.CreateAction).GetObject().(*corev1.Pod).Spec.SchedulingGroup = nil
 		return false, nil, nil
+	})
+	p, err := preflight.Run(context.Background(), cs, true)
+	if err != nil {
+		return err
+	}
+	return p.Err()
+}
+
+// restartCommandFails: an external scheduler's restart command that fails,
+// as a fault spec runs it after Up (which, for external, starts nothing).
+func restartCommandFails(t *testing.T) error {
+	s := settingsOf(t, env{"PROVIDER": "existing", "KUBECONFIG": fakeapi.Kubeconfig(t), "SCHEDULER": "external",
+		"SCHEDULER_NAME": "mine", "SCHEDULER_RESTART_CMD": "echo 'error: no pods found with component=mine' >&2; exit 1"})
+	e, err := harness.Up(context.Background(), s, false, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Down() }()
+	return e.CrashScheduler(context.Background())
+}
+
+// kubeconfigWithoutRights: a user who may not create nodes, on a cluster
+// that serves the PodGroup API.
+func kubeconfigWithoutRights(*testing.T) error {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: metav1.NamespaceDefault}}
+	cs := fakeapi.New(sa)
+	d := cs.Discovery().(*fakediscovery.FakeDiscovery)
+	d.FakedServerVersion = &version.Info{GitVersion: "v1.37.2"}
+	d.Resources = []*metav1.APIResourceList{{GroupVersion: "scheduling.k8s.io/v1beta1",
+		APIResources: []metav1.APIResource{{Name: "workloads"}, {Name: "podgroups"}}}}
+	cs.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+		r.Status.Allowed = r.Spec.ResourceAttributes.Resource != "nodes" || r.Spec.ResourceAttributes.Verb != "create"
+		return true, r, nil
 	})
 	p, err := preflight.Run(context.Background(), cs, true)
 	if err != nil {
