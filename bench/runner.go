@@ -517,7 +517,7 @@ func namespaceFor(scenario, workload string) string {
 }
 
 func createNamespace(ctx context.Context, cs kubernetes.Interface, name string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gangconf.io/run": "true"}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{cluster.LabelRun: "true"}}}
 	// A repeat finds the namespace of the run before it still terminating
 	// (deleteNamespace does not wait, so that a single run need not); the
 	// namespace controller removes it within seconds.

@@ -24,9 +24,9 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/versions"
 )
 
-// LabelRun marks every namespace the harness creates, so it can be found and
-// removed, and nothing else touched.
-const LabelRun = "gangconf.io/run"
+// LabelRun marks every namespace and node the harness creates (see
+// cluster.LabelRun).
+const LabelRun = cluster.LabelRun
 
 // Shared is what the first parallel process hands every other one.
 type Shared struct {

@@ -58,6 +58,9 @@ type KwokOptions struct {
 	APIServerArgs map[string]string
 	// Wait bounds how long kwokctl waits for the control plane.
 	Wait time.Duration
+	// WithoutKwokController leaves kwokctl's kwok controller out: nothing
+	// manages nodes, as on a real cluster made without kwok.
+	WithoutKwokController bool
 }
 
 // Kwok is a running kwok cluster.
@@ -85,7 +88,12 @@ options:
   bindAddress: 127.0.0.1
   heartbeatFactor: 360
 %s---
-apiVersion: config.kwok.x-k8s.io/v1alpha1
+` + kwokConfiguration
+
+// kwokConfiguration is the kwok controller's own part of kwokConfig, which
+// the harness's controller on a cluster it did not make (KwokController)
+// takes too.
+const kwokConfiguration = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   nodePlayStageParallelism: 128
@@ -217,23 +225,7 @@ func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
 	provider.WithOpts(kwok.WithWaitDuration(o.Wait))
 	k := &Kwok{opts: o, provider: provider}
 
-	bin := func(n string) string { return filepath.Join(o.BinDir, n) }
-	args := []string{
-		"--config=" + configPath,
-		"--runtime=binary",
-		"--kube-apiserver-binary=" + bin("kube-apiserver"),
-		"--kube-controller-manager-binary=" + bin("kube-controller-manager"),
-		"--kwok-controller-binary=" + bin("kwok"),
-		"--etcd-binary=" + bin("etcd"),
-		"--kube-feature-gates=" + o.FeatureGates,
-		"--kube-runtime-config=" + o.RuntimeConfig,
-		// The harness runs the scheduler under test itself.
-		"--disable=kube-scheduler",
-		"--disable-qps-limits",
-		// Keep the user's own kubeconfig untouched.
-		"--kubeconfig=" + filepath.Join(o.WorkDir, o.Name+"-unused.kubeconfig"),
-	}
-	if _, err := provider.Create(ctx, args...); err != nil {
+	if _, err := provider.Create(ctx, o.createArgs(configPath)...); err != nil {
 		k.cleanupAfterFailure()
 		if cerr := ctx.Err(); errors.Is(cerr, context.Canceled) {
 			// Ctrl-C killed kwokctl: the run was stopped, the cluster not broken.
@@ -250,6 +242,31 @@ func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
 	// one in the work directory, so the temp copy goes.
 	_ = os.Remove(provider.GetKubeconfig())
 	return k, nil
+}
+
+// createArgs is kwokctl's `create cluster` command line for the cluster,
+// with its configuration file at configPath.
+func (o KwokOptions) createArgs(configPath string) []string {
+	bin := func(n string) string { return filepath.Join(o.BinDir, n) }
+	args := []string{
+		"--config=" + configPath,
+		"--runtime=binary",
+		"--kube-apiserver-binary=" + bin("kube-apiserver"),
+		"--kube-controller-manager-binary=" + bin("kube-controller-manager"),
+		"--kwok-controller-binary=" + bin("kwok"),
+		"--etcd-binary=" + bin("etcd"),
+		"--kube-feature-gates=" + o.FeatureGates,
+		"--kube-runtime-config=" + o.RuntimeConfig,
+		// The harness runs the scheduler under test itself.
+		"--disable=kube-scheduler",
+		"--disable-qps-limits",
+		// Keep the user's own kubeconfig untouched.
+		"--kubeconfig=" + filepath.Join(o.WorkDir, o.Name+"-unused.kubeconfig"),
+	}
+	if o.WithoutKwokController {
+		args = append(args, "--disable=kwok-controller")
+	}
+	return args
 }
 
 // AttachKwok returns a handle on a kwok cluster made earlier (by another

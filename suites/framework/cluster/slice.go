@@ -31,6 +31,19 @@ func NewSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, co
 // NewCustomSlice is NewSlice with mutate applied to each node i last (see
 // NodeSpec.Mutate); nil changes nothing.
 func NewCustomSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int, labels map[string]string, mutate func(int, *corev1.Node)) (*Slice, error) {
+	s, err := CreateSlice(ctx, cs, id, shape, count, perRack, labels, mutate)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WaitReady(ctx, cs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CreateSlice is NewCustomSlice without the wait: the nodes are created, and
+// Ready only once something (kwok) manages them.
+func CreateSlice(ctx context.Context, cs kubernetes.Interface, id, shape string, count, perRack int, labels map[string]string, mutate func(int, *corev1.Node)) (*Slice, error) {
 	sh, err := fixtures.Shape(shape)
 	if err != nil {
 		return nil, err
@@ -54,11 +67,19 @@ func NewCustomSlice(ctx context.Context, cs kubernetes.Interface, id, shape stri
 	if err := CreateNodes(ctx, cs, s.Nodes); err != nil {
 		return nil, fmt.Errorf("slice %s: %w", id, err)
 	}
-	if err := WaitNodesReady(ctx, cs, s.Nodes.Selector(), count); err != nil {
-		return nil, fmt.Errorf("slice %s: %w", id, err)
-	}
 	return s, nil
 }
+
+// WaitReady blocks until every node of the slice is Ready.
+func (s *Slice) WaitReady(ctx context.Context, cs kubernetes.Interface) error {
+	if err := WaitNodesReady(ctx, cs, s.Nodes.Selector(), s.Nodes.Set.Count); err != nil {
+		return fmt.Errorf("slice %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+// NodeName is the name of node i of the slice.
+func (s *Slice) NodeName(i int) string { return s.Nodes.name(i) }
 
 // Pin makes a pod land only on the slice: it tolerates the slice's taint and
 // selects its label.

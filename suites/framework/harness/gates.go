@@ -15,6 +15,7 @@ func clusterOptions(prof *fixtures.Profile, c *kinds.ClusterChange) cluster.Kwok
 	if prof != nil {
 		o.FeatureGates = join(o.FeatureGates, prof.Gates())
 		o.RuntimeConfig = join(o.RuntimeConfig, prof.APIVersions())
+		o.WithoutKwokController = prof.WithoutKwokController
 	}
 	if c == nil {
 		return o

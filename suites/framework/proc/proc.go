@@ -6,9 +6,11 @@ package proc
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // StatFields returns the fields of /proc/<pid>/stat after the command name
@@ -84,4 +86,29 @@ func SignalWithChildren(pid int, sig syscall.Signal) error {
 		_ = syscall.Kill(c, sig)
 	}
 	return err
+}
+
+// OwnGroup makes cmd start in a process group of its own: a Ctrl-C at the
+// terminal then reaches the harness alone, which stops its processes in
+// order, and the kernel sends cmd SIGTERM if the harness dies first.
+func OwnGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+}
+
+// StopGroup ends the process group that pid leads (see OwnGroup): SIGTERM,
+// then SIGKILL if exited is not closed within grace. It returns once exited
+// is closed, that is once the caller's Wait has reaped pid.
+func StopGroup(pid int, exited <-chan struct{}, grace time.Duration) {
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-exited
+	}
 }

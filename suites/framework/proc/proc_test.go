@@ -135,3 +135,28 @@ func TestSignalWithChildrenStopsAtGrandchildren(t *testing.T) {
 		t.Fatalf("grandchild %d was signalled too", grandchild)
 	}
 }
+
+// A process that ignores SIGTERM, and its child in the same group, are
+// killed once the grace is over.
+func TestStopGroupKillsWhatIgnoresSIGTERM(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `trap "" TERM; sleep 30 & wait`)
+	OwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	pid := cmd.Process.Pid
+	if !eventually(5*time.Second, func() bool { return len(Children(pid)) == 1 }) {
+		t.Fatal("the shell never started its sleep")
+	}
+	child := Children(pid)[0]
+	start := time.Now()
+	StopGroup(pid, exited, 200*time.Millisecond)
+	if took := time.Since(start); took < 200*time.Millisecond || took > 5*time.Second {
+		t.Errorf("StopGroup took %s, want the 200ms grace and a little", took)
+	}
+	if !eventually(5*time.Second, func() bool { return !Alive(child) }) {
+		t.Errorf("the group's other process (PID %d) still runs", child)
+	}
+}
