@@ -55,14 +55,19 @@ var _ = ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	s := settings.FromEnv()
 	var err error
-	env, err = harness.Up(ctx, s, false, func(format string, args ...any) {
+	// The run's ID comes first: on a cluster the harness did not make, its
+	// fake nodes carry it, and the harness's own kwok manages them by it.
+	runID = framework.NewRunID()
+	env, err = harness.UpRun(ctx, s, runID, func(format string, args ...any) {
 		ginkgo.GinkgoWriter.Printf(format+"\n", args...)
 	})
 	failOn(err)
 	gomega.Expect(env.WriteEnvironment(ctx)).To(gomega.Succeed())
 	cs, err := env.Clientset()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	pre, err := preflight.Run(ctx, cs, s.Provider == "kwok")
+	// Fake nodes work on kwok clusters the harness made, and wherever it
+	// has seen its probe node turn Ready (ManageFakeNodes).
+	pre, err := preflight.Run(ctx, cs, s.Provider == "kwok" || env.ProbeNode != nil)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.GinkgoWriter.Println(pre.String())
 	// The plan shows in the suite's output whatever follows: a report entry
@@ -80,7 +85,6 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	// A scheduler the harness does not start must answer its name before
 	// any spec, or every spec would fail as if it broke the contract.
 	failOn(env.CheckSchedulerAnswers(ctx))
-	runID = framework.NewRunID()
 	noSlices = pre.NoSlices
 	removePriorityClasses, err = framework.EnsurePriorityClasses(ctx, cs)
 	failOn(err)
@@ -111,7 +115,7 @@ var _ = ginkgo.SynchronizedAfterSuite(func() {}, func(ctx context.Context) {
 	// Every step runs whatever the ones before it returned: with the API
 	// server gone, the cleanup calls fail, and the processes must stop anyway.
 	var errs []error
-	if f != nil && env != nil && env.Provider == "existing" {
+	if f != nil && env != nil && env.Provider != "kwok" {
 		// After an interrupt, specs may not have cleaned up: remove what this
 		// run labelled, and only that.
 		errs = append(errs, framework.RemoveRun(ctx, f.Client, f.RunID))

@@ -34,6 +34,15 @@ type Env struct {
 	Kind       *cluster.Kind
 	// SchedulerProcess is the scheduler under test when the harness runs it.
 	SchedulerProcess *scheduler.Process
+	// RunID labels the run's fake nodes (cluster.LabelRun) once
+	// ManageFakeNodes has run; Down removes them.
+	RunID string
+	// ProbeNode is the run's one fake node for the scheduler's readiness
+	// probe, on a cluster the harness did not make (see ManageFakeNodes).
+	ProbeNode *cluster.Slice
+	// KwokController is the harness's own kwok controller, when no kwok in
+	// the cluster manages the run's fake nodes.
+	KwokController *cluster.KwokController
 	// KubernetesVersion is the version of the pinned binaries, on a cluster
 	// the harness makes; the gates it passes follow it (package versions).
 	KubernetesVersion string
@@ -49,7 +58,19 @@ type Env struct {
 // detached, the scheduler outlives this process (make cluster-up); Down in a
 // later process stops it through its PID file. Any failure undoes what was
 // made before it returns.
-func Up(ctx context.Context, s settings.Settings, detached bool, logf func(string, ...any)) (env *Env, err error) {
+func Up(ctx context.Context, s settings.Settings, detached bool, logf func(string, ...any)) (*Env, error) {
+	return up(ctx, s, "", detached, logf)
+}
+
+// UpRun is Up, not detached, for a run whose fake nodes carry
+// cluster.LabelRun=runID: before the scheduler starts, ManageFakeNodes makes
+// sure that something makes them Ready, and the scheduler's readiness probe
+// then lands on the run's probe node.
+func UpRun(ctx context.Context, s settings.Settings, runID string, logf func(string, ...any)) (*Env, error) {
+	return up(ctx, s, runID, false, logf)
+}
+
+func up(ctx context.Context, s settings.Settings, runID string, detached bool, logf func(string, ...any)) (env *Env, err error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -72,6 +93,11 @@ func Up(ctx context.Context, s settings.Settings, detached bool, logf func(strin
 	}
 	if s.Provider == "kind" {
 		if err := env.upKind(ctx, logf); err != nil {
+			return env, err
+		}
+	}
+	if runID != "" {
+		if err := env.ManageFakeNodes(ctx, runID, logf); err != nil {
 			return env, err
 		}
 	}
@@ -168,6 +194,11 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 	e.Kwok = k
 	e.Kubeconfig = k.Kubeconfig
 	logf("control plane up in %s", time.Since(start).Round(100*time.Millisecond))
+	if prof.Nodes.Count == 0 {
+		// A bare control plane (withoutKwokController): no shape to make.
+		logf("profile %s has no nodes and no kwok controller", prof.Name)
+		return nil
+	}
 	cs, err := e.Clientset()
 	if err != nil {
 		return err
@@ -216,6 +247,8 @@ func (e *Env) Down() error {
 	}
 	// A detached scheduler from an earlier process is known by PID file only.
 	errs = append(errs, scheduler.StopByPIDFile(filepath.Join(e.runDir(), "scheduler.pid")))
+	// While the API server still runs.
+	errs = append(errs, e.releaseFakeNodes())
 	if e.Kwok != nil {
 		if err := e.Kwok.ExportLogs(context.Background(), filepath.Join(e.Logs(), "control-plane")); err != nil {
 			errs = append(errs, fmt.Errorf("export control plane logs: %w", err))

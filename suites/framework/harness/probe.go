@@ -40,7 +40,7 @@ func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *sch
 	e.probes++
 	ns := fmt.Sprintf("gangconf-probe-%s-%d", e.ClusterName, e.probes)
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: ns, Labels: map[string]string{"gangconf.io/run": "probe"}}}, metav1.CreateOptions{}); err != nil {
+		Name: ns, Labels: map[string]string{cluster.LabelRun: e.probeRunLabel()}}}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("readiness probe: %w", err)
 	}
 	defer func() {
@@ -53,6 +53,12 @@ func (e *Env) probeBound(ctx context.Context, cs kubernetes.Interface, proc *sch
 	pod.Name, pod.Namespace = "probe", ns
 	pod.Spec.SchedulerName = e.SchedulerName
 	pod.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	if e.ProbeNode != nil {
+		// On a cluster the harness did not make: the run's probe node, not
+		// a real node nor a spec's slice.
+		e.ProbeNode.Pin(pod)
+		pod.Spec.NodeSelector[corev1.LabelHostname] = e.ProbeNode.NodeName(0)
+	}
 	if err := cluster.WaitServiceAccount(ctx, cs, ns); err != nil {
 		return err
 	}
