@@ -49,8 +49,8 @@ func oneRackFits(ctx context.Context, s *framework.Spec) *cluster.Slice {
 }
 
 // Semantics item 21 (TopologyAwareWorkloadScheduling). Slices have racks of
-// their own (the rack label's values repeat across slices, but a gang's
-// pods select its slice's nodes only).
+// their own: rack label values no other slice has (cluster.NodeSpec's
+// OwnTopology), and a gang's pods select their slice's nodes only.
 var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha", "area:topology", "item:21"), func() {
 	var s *framework.Spec
 	gatedSpecs(&s, preflight.GateTopology)
@@ -81,9 +81,11 @@ var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha"
 				}
 			})
 			g := inOneRack(s.GPUGang(fmt.Sprintf("most-%d", i), sl, 1, 2, 4))
-			// Pods first: the group is then tried with both members, never
-			// with one, which any rack would hold.
+			// Pods first, and the scheduler has seen both before their
+			// PodGroup exists: the group is then tried with both members,
+			// never with one, which any rack would hold.
 			gomega.Expect(g.CreatePods(ctx, f.Client, 0, g.Members)).To(gomega.Succeed())
+			s.Fence(ctx, sl, sl.Nodes.Node(0).Name, fmt.Sprintf("fence-%d", i))
 			_, err := g.CreatePodGroup(ctx, f.Client)
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gangs[g] = sl

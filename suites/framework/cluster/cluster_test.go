@@ -141,6 +141,10 @@ func TestSlicePinsPodsToItsNodes(t *testing.T) {
 	if len(nodes.Items) != 2 || len(nodes.Items[0].Spec.Taints) != 1 {
 		t.Fatalf("slice nodes = %+v", nodes.Items)
 	}
+	// A slice's racks are its own: no other slice's rack has their value.
+	if got := nodes.Items[0].Labels[fixtures.LabelRack]; got != "spec-a-rack-0" {
+		t.Errorf("rack of a slice's node = %q, want spec-a-rack-0", got)
+	}
 	sl := &Slice{ID: "spec-a"}
 	var p corev1.Pod
 	sl.Pin(&p)

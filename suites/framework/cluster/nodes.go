@@ -44,6 +44,13 @@ type NodeSpec struct {
 	// keep other specs' pods off its nodes).
 	Labels map[string]string
 	Taints []corev1.Taint
+	// OwnTopology gives the nodes zone, block and rack values of their own,
+	// Prefix before each: a spec's racks are then nobody else's. kube-scheduler
+	// v1.38 evaluates a sample of a group's feasible placements when there
+	// are many (like percentageOfNodesToScore for nodes); racks shared with
+	// other specs' slices would count towards it, and could leave the one
+	// rack the spec is about out of the sample.
+	OwnTopology bool
 	// Mutate, if set, changes node i last: a spec that needs some nodes
 	// unlike the rest (without a topology label) says so here.
 	Mutate func(i int, n *corev1.Node)
@@ -63,6 +70,9 @@ func ProfileNodes(p *fixtures.Profile) (NodeSpec, error) {
 // (see clusterArgs).
 func (s NodeSpec) Node(i int) *corev1.Node {
 	zone, block, rack := s.Set.Place(i)
+	if s.OwnTopology {
+		zone, block, rack = s.Prefix+"-"+zone, s.Prefix+"-"+block, s.Prefix+"-"+rack
+	}
 	lbl := map[string]string{
 		"type":                          "kwok",
 		LabelNodeSet:                    s.SetName,

@@ -53,13 +53,14 @@ func CreateSlice(ctx context.Context, cs kubernetes.Interface, id, shape string,
 	}
 	s := &Slice{ID: id}
 	s.Nodes = NodeSpec{
-		Set:     fixtures.NodeSet{Shape: shape, Count: count, Topology: fixtures.Topology{Zones: 1, BlocksPerZone: 1, RacksPerBlock: count / perRack}},
-		Shape:   sh,
-		Prefix:  id,
-		SetName: id,
-		Labels:  map[string]string{LabelSlice: id},
-		Taints:  []corev1.Taint{{Key: LabelSlice, Value: id, Effect: corev1.TaintEffectNoSchedule}},
-		Mutate:  mutate,
+		Set:         fixtures.NodeSet{Shape: shape, Count: count, Topology: fixtures.Topology{Zones: 1, BlocksPerZone: 1, RacksPerBlock: count / perRack}},
+		Shape:       sh,
+		Prefix:      id,
+		OwnTopology: true,
+		SetName:     id,
+		Labels:      map[string]string{LabelSlice: id},
+		Taints:      []corev1.Taint{{Key: LabelSlice, Value: id, Effect: corev1.TaintEffectNoSchedule}},
+		Mutate:      mutate,
 	}
 	for k, v := range labels {
 		s.Nodes.Labels[k] = v
