@@ -251,7 +251,9 @@ func (p *Process) Stop() error {
 			<-p.exited
 		}
 	}
-	if p.PIDFile != "" {
+	// The file may name a scheduler started after this one crashed (make
+	// scheduler-restart, a restart command): that one is not ours to forget.
+	if pid, _, err := readPIDFile(p.PIDFile); err == nil && pid == p.cmd.Process.Pid {
 		_ = os.Remove(p.PIDFile)
 	}
 	return nil
@@ -277,12 +279,11 @@ func signalPIDFile(pidFile string, grace time.Duration) error {
 		return err
 	}
 	defer os.Remove(pidFile)
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	pid, err := strconv.Atoi(lines[0])
-	if err != nil || len(lines) < 2 {
-		return fmt.Errorf("malformed PID file %s", pidFile)
+	pid, exe, err := parsePIDFile(pidFile, data)
+	if err != nil {
+		return err
 	}
-	gone := func() bool { return !proc.Runs(pid, lines[1]) }
+	gone := func() bool { return !proc.Runs(pid, exe) }
 	if gone() {
 		return nil
 	}
@@ -294,9 +295,27 @@ func signalPIDFile(pidFile string, grace time.Duration) error {
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	if !waitFor(gone, 10*time.Second) {
-		return fmt.Errorf("scheduler PID %d (%s) still runs after SIGKILL", pid, lines[1])
+		return fmt.Errorf("scheduler PID %d (%s) still runs after SIGKILL", pid, exe)
 	}
 	return nil
+}
+
+// readPIDFile reads a PID file that Start wrote: the PID and the binary.
+func readPIDFile(path string) (int, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, "", err
+	}
+	return parsePIDFile(path, data)
+}
+
+func parsePIDFile(path string, data []byte) (int, string, error) {
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	pid, err := strconv.Atoi(lines[0])
+	if err != nil || len(lines) < 2 {
+		return 0, "", fmt.Errorf("malformed PID file %s", path)
+	}
+	return pid, lines[1], nil
 }
 
 // waitFor polls done until it holds or timeout passes, and says whether it held.

@@ -166,6 +166,35 @@ func TestKillByPIDFileKillsAtOnceAndTheRestartLogGoesOn(t *testing.T) {
 	}
 }
 
+// After a restart by another process, the PID file names the new
+// scheduler: stopping the crashed one must leave it for StopByPIDFile.
+func TestStopLeavesThePIDFileOfTheSchedulerAfterIt(t *testing.T) {
+	sleep, _ := exec.LookPath("sleep")
+	sleep, _ = filepath.EvalSymlinks(sleep)
+	dir := t.TempDir()
+	first := &Process{Name: "first", Binary: sleep, Args: []string{"600"}, LogPath: filepath.Join(dir, "log"), PIDFile: filepath.Join(dir, "pid")}
+	if err := first.Start(false); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop()
+	second := &Process{Name: "second", Binary: sleep, Args: []string{"600"}, LogPath: filepath.Join(dir, "log"), PIDFile: first.PIDFile, Restarted: true}
+	if err := second.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	defer second.Stop()
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := StopByPIDFile(first.PIDFile); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-second.Exited():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the scheduler started after the first one still runs: its PID file was removed")
+	}
+}
+
 func TestStopByPIDFileLeavesAReusedPIDAlone(t *testing.T) {
 	sleep, _ := exec.LookPath("sleep")
 	cmd := exec.Command(sleep, "600")
