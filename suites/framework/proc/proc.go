@@ -95,6 +95,17 @@ func OwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
 
+// Interruptible makes cmd, made with exec.CommandContext, start in a process
+// group of its own, out of reach of a Ctrl-C at the terminal, and get one
+// SIGINT, to its whole group, when the context is done: every process of a
+// make conformance then gets the one SIGINT (a second makes Ginkgo skip its
+// teardown), also when the caller got a SIGTERM, which make would pass on to
+// its children itself. Wait then waits for the teardown, however long.
+func Interruptible(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+}
+
 // StopGroup ends the process group that pid leads (see OwnGroup): SIGTERM,
 // then SIGKILL if exited is not closed within grace. It returns once exited
 // is closed, that is once the caller's Wait has reaped pid.

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/gangconf/gangconf/suites/framework/proc"
 	"github.com/gangconf/gangconf/suites/framework/results"
 )
 
@@ -135,13 +135,7 @@ func (s *Sitting) make(ctx context.Context, dir string) (exit, err error) {
 	// A file, not a pipe: Wait then waits for make, not for every process
 	// that may hold a copy of its output.
 	cmd.Stdout, cmd.Stderr = log, log
-	// make gets a process group of its own, out of reach of a Ctrl-C at the
-	// terminal, so that each of its processes gets the one SIGINT sent here
-	// (a second makes Ginkgo skip its teardown). SIGINT also when the soak
-	// got a SIGTERM: make sends a SIGTERM on to its children itself, which
-	// would reach them twice. Wait then waits for the teardown, however long.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	proc.Interruptible(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
