@@ -19,6 +19,13 @@ PROVIDER ?= kwok## kwok (a virtual cluster made here), kind (made here, needs Do
 KIND_NODE_IMAGE ?=## PROVIDER=kind: the kind node image (Kubernetes v1.37.2; no default)
 SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption, no-alpha, no-job-workload
 SCHEDULER_NAME ?=## schedulerName pods use (SCHEDULER=external needs it)
+SCHEDULER_BIN ?=## SCHEDULER=binary: your kube-scheduler-compatible binary
+SCHEDULER_CONFIG ?=## SCHEDULER=binary: its KubeSchedulerConfiguration (e.g. examples/my-scheduler.yaml)
+SCHEDULER_ARGS ?=## SCHEDULER=binary: more arguments, e.g. --feature-gates=GenericWorkload=true
+SCHEDULER_CMD ?=## SCHEDULER=command: its command line, a Go template with {{.Kubeconfig}} and {{.SchedulerName}}
+SCHEDULER_READY_URL ?=## SCHEDULER=command or external: a URL that answers 200 once the scheduler is ready
+SCHEDULER_RESTART_CMD ?=## SCHEDULER=external: a command that kills the scheduler as a crash would and lets what runs it bring it back (the fault specs)
+KUBECONFIG ?=## PROVIDER=existing: the cluster's kubeconfig
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
 PROCS ?= 4## parallel Ginkgo processes
 SCENARIO ?=## bench scenarios, comma list (default: the standard set, gang-size-sweep): smoke, gang-size-sweep, upstream-gangs
@@ -33,9 +40,16 @@ MUTANTS_FULL ?=## mutants: 1 runs every suite to its end for each mutant, record
 MUTANTS_MIN_SCORE ?=## mutants: fail when the mutation score (percent) is below this
 RUNS ?= 10## soak: consecutive runs of make conformance SCHEDULER=reference, each on a fresh cluster
 POINTS ?= 20## signal-test: runs to stop, each with a signal at a random moment
+REFERENCE ?=## vendor-run: the results of a make conformance SCHEDULER=reference run to compare with (default: one made first)
 SEED ?=## signal-test: the random seed of an earlier signal test, to replay it (it prints its seed)
 
 override RESULTS := $(abspath $(RESULTS))
+# The paths a user gives are made absolute, as RESULTS is: the suites run in
+# their package directory, where a relative path names nothing. KUBECONFIG
+# may be a list (a:b), which is left as it is.
+USER_PATHS := SCHEDULER_BIN SCHEDULER_CONFIG PRODUCT $(if $(findstring :,$(KUBECONFIG)),,KUBECONFIG)
+$(foreach v,$(USER_PATHS),$(if $($(v)),$(eval override $(v) := $(abspath $($(v))))))
+export $(USER_PATHS)
 
 # The Kubernetes version under test. go.mod pins the default; each other
 # version has its pins in a Go module of its own (it may need a newer Go), and
@@ -102,6 +116,7 @@ test: verify browser unit build ## what CI runs: checks, unit tests, the suite o
 	@for c in $(ALPHA_CONTROLS); do $(MAKE) --no-print-directory control-alpha CONTROL=$$c RESULTS=$(OUTPUT)/test || exit 1; done
 	@$(MAKE) --no-print-directory bench SCENARIO=smoke SCHEDULER=reference RESULTS=$(OUTPUT)/test
 	@$(MAKE) --no-print-directory signal-test POINTS=3
+	@$(MAKE) --no-print-directory vendor-run REFERENCE=$(OUTPUT)/test RESULTS=$(OUTPUT)/test/vendor
 	@$(MAKE) --no-print-directory report RESULTS=$(OUTPUT)/test
 
 # Mutants are rules on go.mod's Kubernetes source, and the upstream
@@ -157,6 +172,12 @@ unit: ## unit tests (with the race detector); the conformance suite needs a clus
 .PHONY: signal-test
 signal-test: build ## stop POINTS runs with SIGINT or SIGTERM at random moments; fail if one leaves a process, cluster directory or port, or does not say it was stopped
 	@$(call go_exec,suites/cmd/signaltest) -points $(POINTS) $(if $(SEED),-seed $(SEED)) -dir $(OUTPUT)/signal-test
+
+# The vendor path run here as a vendor runs it; see suites/cmd/gangvendor.
+.PHONY: vendor-run
+vendor-run: build ## the vendor path end to end: a stand-in cluster without kwok (CLUSTER=bare), the reference binary started outside the suite as my-scheduler, core + extended with PROVIDER=existing SCHEDULER=external and a restart command, compared spec by spec with REFERENCE
+	@mkdir -p $(RESULTS)
+	@$(call go_exec,suites/cmd/gangvendor) run $(if $(REFERENCE),-reference $(abspath $(REFERENCE)))
 
 ##@ Clusters
 

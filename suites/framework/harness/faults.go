@@ -24,11 +24,15 @@ func (e *Env) CanRestartScheduler() (bool, string) {
 	return true, ""
 }
 
+// NotMadeHere starts the reason of every spec skipped because the harness
+// did not make the cluster: what a vendor's cluster rightly lacks.
+const NotMadeHere = "the harness did not make the cluster"
+
 // CanRestartControlPlane says whether the harness made the cluster and so
 // can restart its API server; if not, why not.
 func (e *Env) CanRestartControlPlane() (bool, string) {
 	if e.Kwok == nil {
-		return false, fmt.Sprintf("the harness did not make the cluster (PROVIDER=%s), so it cannot restart its API server", e.Provider)
+		return false, fmt.Sprintf("%s (PROVIDER=%s), so it cannot restart its API server", NotMadeHere, e.Provider)
 	}
 	return true, ""
 }
