@@ -20,8 +20,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/controls"
 	"github.com/gangconf/gangconf/suites/framework/harness"
 	"github.com/gangconf/gangconf/suites/framework/proc"
@@ -119,6 +124,7 @@ func run(ctx context.Context, reference string) error {
 	restart := fmt.Sprintf("cd %s && %s restart -results %s", root, self, s.Results)
 	runErr := conformance(ctx, "PROVIDER=existing", "KUBECONFIG="+env.Kubeconfig, "SCHEDULER=external",
 		"SCHEDULER_NAME="+schedulerName, "SCHEDULER_RESTART_CMD="+restart, "RESULTS="+runDir)
+	labelled := labelledLeft(env)
 	if err := env.Down(); err != nil {
 		return fmt.Errorf("remove the stand-in cluster: %w", err)
 	}
@@ -128,7 +134,75 @@ func run(ctx context.Context, reference string) error {
 	if runErr != nil {
 		logf("the vendor run failed (%v); comparing what it did", runErr)
 	}
-	return compare(filepath.Join(reference, "ginkgo-report.json"), filepath.Join(runDir, "ginkgo-report.json"), filepath.Join(out, "compare.md"))
+	cmpErr := compare(filepath.Join(reference, "ginkgo-report.json"), filepath.Join(runDir, "ginkgo-report.json"), filepath.Join(out, "compare.md"))
+	left := append(labelled, processesLeft(out)...)
+	if len(left) > 0 {
+		return fmt.Errorf("the run left %s", strings.Join(left, ", "))
+	}
+	logf("the run left no node, namespace or process behind")
+	return cmpErr
+}
+
+// labelledLeft lists the nodes and namespaces labelled for a run that are
+// still in the stand-in cluster: the vendor run must remove all it made.
+func labelledLeft(env *harness.Env) []string {
+	cs, err := env.Clientset()
+	if err != nil {
+		return []string{"(the stand-in cluster cannot be asked: " + err.Error() + ")"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sel := metav1.ListOptions{LabelSelector: cluster.LabelRun}
+	var left []string
+	nodes, err := cs.CoreV1().Nodes().List(ctx, sel)
+	if err != nil {
+		return []string{"(nodes cannot be listed: " + err.Error() + ")"}
+	}
+	for _, n := range nodes.Items {
+		left = append(left, "node "+n.Name)
+	}
+	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
+	if err != nil {
+		return append(left, "(namespaces cannot be listed: "+err.Error()+")")
+	}
+	for _, ns := range nss.Items {
+		left = append(left, "namespace "+ns.Name)
+	}
+	return left
+}
+
+// exitWait is how long the run's processes may take to exit after the
+// teardown (a variable so that the unit test waits less).
+var exitWait = 10 * time.Second
+
+// processesLeft lists the processes, other than this one and its
+// ancestors, that still name the results directory out (every process of
+// the run has it in its environment or command line), once they had
+// exitWait to exit after the teardown.
+func processesLeft(out string) []string {
+	ours := map[int]bool{}
+	for pid := os.Getpid(); pid > 1; {
+		ours[pid] = true
+		f, err := proc.StatFields(pid)
+		if err != nil || len(f) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(f[1])
+	}
+	var left []string
+	deadline := time.Now().Add(exitWait)
+	for {
+		left = left[:0]
+		for _, pid := range proc.PIDs() {
+			if !ours[pid] && proc.Alive(pid) && proc.Mentions(pid, out) {
+				left = append(left, fmt.Sprintf("process %d", pid))
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // conformance runs make conformance with the variables, its output ours.

@@ -67,31 +67,6 @@ func readProc(pid int) (procInfo, bool) {
 	return info, true
 }
 
-// pids lists the processes in /proc.
-func pids() []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// mentions says whether the process's command line or environment names
-// mark, the run's own directory: every process the run starts inherits
-// RESULTS and WORK_DIR (the Makefile exports them) or is handed a path
-// beneath them, also those that leave the run's process group (kwokctl's
-// components, a detached scheduler).
-func mentions(p procInfo, mark string) bool {
-	if strings.Contains(p.cmdline, mark) {
-		return true
-	}
-	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.id.pid))
-	return err == nil && bytes.Contains(env, []byte(mark))
-}
-
 // stillRuns says whether the process is alive (a zombie is gone) and is the
 // same process, not a later one with its PID.
 func stillRuns(id procID) bool {
@@ -123,7 +98,7 @@ func newTracker(mark string, pgid int) *tracker {
 // poll looks at every process once.
 func (t *tracker) poll() {
 	var fresh []procInfo
-	for _, pid := range pids() {
+	for _, pid := range proc.PIDs() {
 		if pid == t.self {
 			continue
 		}
@@ -141,7 +116,7 @@ func (t *tracker) poll() {
 	}
 	for _, p := range fresh {
 		_, parentIn := byPID[p.ppid]
-		if p.pgid == t.pgid || parentIn || mentions(p, t.mark) {
+		if p.pgid == t.pgid || parentIn || proc.Mentions(p.id.pid, t.mark) {
 			t.members[p.id] = p
 			byPID[p.id.pid] = p.id
 		}
@@ -245,7 +220,7 @@ func (t *tracker) openPorts() []string {
 			continue
 		}
 		owner := "owner not found"
-		for _, pid := range pids() {
+		for _, pid := range proc.PIDs() {
 			if socketInodes(pid)[inode] {
 				if p, ok := readProc(pid); ok {
 					owner = p.String()

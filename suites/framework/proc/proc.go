@@ -1,9 +1,12 @@
-// Package proc tells whether a process the harness started still runs, and
-// signals a process with its children, from /proc. An exited process keeps its entry as a zombie until its parent reaps
-// it, which for a detached component may be late or never; it counts as gone.
+// Package proc tells, from /proc, whether a process the harness started
+// still runs and which processes a run left, and starts and signals
+// processes in groups of their own. An exited process keeps its entry as a
+// zombie until its parent reaps it, which for a detached component may be
+// late or never; it counts as gone.
 package proc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,6 +34,33 @@ func statFields(path string) ([]string, error) {
 		return nil, fmt.Errorf("malformed %s", path)
 	}
 	return strings.Fields(s[i+1:]), nil
+}
+
+// PIDs lists the processes in /proc.
+func PIDs() []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Mentions says whether the process's command line or environment names
+// mark, a run's own directory: every process a run starts inherits RESULTS
+// and WORK_DIR (the Makefile exports them) or is handed a path beneath
+// them, also those that leave the run's process group (kwokctl's
+// components, a detached scheduler).
+func Mentions(pid int, mark string) bool {
+	for _, f := range []string{"cmdline", "environ"} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+		if err == nil && bytes.Contains(data, []byte(mark)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Alive says whether pid exists and any of its threads has not exited. The
