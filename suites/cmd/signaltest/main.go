@@ -84,17 +84,8 @@ func main() {
 		p.run(context.Background(), c)
 		if p.Failure != "" {
 			failed++
-			fmt.Printf("point %d: FAIL: %s\n", p.N, p.Failure)
-		} else {
-			fmt.Printf("point %d: ok: hit %s +%s, %s, %q, stopped in %s\n", p.N, p.Hit, p.After.Round(time.Millisecond), p.Exit, p.Said, p.StopTook.Round(100*time.Millisecond))
 		}
-		fmt.Printf("point %d: phases entered at %s; took %s\n", p.N, timeline(p.Entered), p.Took.Round(100*time.Millisecond))
-		if len(p.TempLeft) > 0 {
-			fmt.Printf("point %d: left in its TMPDIR: %s\n", p.N, strings.Join(p.TempLeft, ", "))
-		}
-		if len(p.LateWho) > 0 {
-			fmt.Printf("point %d: outlived make by %s, then exited: %s\n", p.N, p.Late, strings.Join(p.LateWho, ", "))
-		}
+		p.print()
 	}
 	table := render(ps, *seed)
 	fmt.Print("\n" + table)
@@ -104,6 +95,22 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("signaltest: ok: %d points, nothing left behind (seed %d)\n", len(ps), *seed)
+}
+
+// print says how the point went, after its run.
+func (p *point) print() {
+	if p.Failure != "" {
+		fmt.Printf("point %d: FAIL: %s\n", p.N, p.Failure)
+	} else {
+		fmt.Printf("point %d: ok: hit %s +%s, %s, %q, stopped in %s\n", p.N, p.Hit, p.After.Round(time.Millisecond), p.Exit, p.Said, p.StopTook.Round(100*time.Millisecond))
+	}
+	fmt.Printf("point %d: phases entered at %s; took %s\n", p.N, timeline(p.Entered), p.Took.Round(100*time.Millisecond))
+	if len(p.TempLeft) > 0 {
+		fmt.Printf("point %d: left in its TMPDIR: %s\n", p.N, strings.Join(p.TempLeft, ", "))
+	}
+	if len(p.LateWho) > 0 {
+		fmt.Printf("point %d: outlived make by %s, then exited: %s\n", p.N, p.Late, strings.Join(p.LateWho, ", "))
+	}
 }
 
 // timeline says when a run entered each phase it reached.

@@ -126,16 +126,10 @@ func (p *point) run(ctx context.Context, c config) {
 	start := time.Now()
 	defer func() { p.Took = time.Since(start) }()
 	dir := filepath.Join(c.dir, fmt.Sprintf("point-%02d", p.N))
-	if err := os.RemoveAll(dir); err != nil {
+	results, workDir, tmp := filepath.Join(dir, "results"), filepath.Join(dir, "kwok"), filepath.Join(dir, "tmp")
+	if err := freshDirs(dir, results, workDir, tmp); err != nil {
 		p.Failure = err.Error()
 		return
-	}
-	results, workDir, tmp := filepath.Join(dir, "results"), filepath.Join(dir, "kwok"), filepath.Join(dir, "tmp")
-	for _, d := range []string{results, workDir, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			p.Failure = err.Error()
-			return
-		}
 	}
 	logPath := filepath.Join(dir, "output.log")
 	out, err := os.Create(logPath)
@@ -171,9 +165,41 @@ func (p *point) run(ctx context.Context, c config) {
 	if p.Sent {
 		p.StopTook = madeExit.Sub(p.sentAt)
 	}
+	p.waitLate(tr, madeExit, c.grace)
+	p.checkLeftovers(tr, workDir)
+	if entries, err := os.ReadDir(tmp); err == nil {
+		for _, e := range entries {
+			p.TempLeft = append(p.TempLeft, e.Name())
+		}
+	}
+	p.checkSaid(logPath)
+	if p.Failure == "" {
+		p.Failure = p.verdict(dir, logPath, m.phase, cmd.ProcessState.Success())
+	}
+	if p.Failure == "" {
+		// Only a passing point's cluster files go; a failing one's stay to
+		// be read (its processes are killed either way).
+		_ = os.RemoveAll(workDir)
+	}
+}
 
-	// Whatever the run started gets a moment to finish exiting.
-	for i := 0; time.Since(madeExit) < c.grace; i++ {
+// freshDirs empties dir and makes the subdirectories.
+func freshDirs(dir string, subdirs ...string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	for _, d := range subdirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitLate gives whatever the run started up to grace after make exited to
+// finish exiting, and records how long it took and who was late.
+func (p *point) waitLate(tr *tracker, madeExit time.Time, grace time.Duration) {
+	for i := 0; time.Since(madeExit) < grace; i++ {
 		tr.poll()
 		alive := tr.alive()
 		if len(alive) == 0 {
@@ -190,30 +216,22 @@ func (p *point) run(ctx context.Context, c config) {
 	if p.Late < 60*time.Millisecond {
 		p.Late = 0
 	}
-	p.checkLeftovers(tr, workDir)
-	if entries, err := os.ReadDir(tmp); err == nil {
-		for _, e := range entries {
-			p.TempLeft = append(p.TempLeft, e.Name())
-		}
+}
+
+// verdict is why the point failed, "" when it passed: a leftover, no
+// signal sent, make exiting 0 after it, or no line saying it stopped.
+func (p *point) verdict(dir, logPath string, ph phase, success bool) string {
+	switch {
+	case len(p.Leftovers) > 0:
+		return fmt.Sprintf("left behind (processes now killed, files kept in %s): %s", dir, strings.Join(p.Leftovers, "; "))
+	case !p.Sent:
+		return fmt.Sprintf("the run ended (%s) before the signal, in phase %s; see %s", p.Exit, ph, logPath)
+	case success:
+		return fmt.Sprintf("make exited 0 after %s; see %s", signalName(p.Signal), logPath)
+	case p.Said == "":
+		return fmt.Sprintf("no line of the output says the run was stopped by %s; see %s", signalName(p.Signal), logPath)
 	}
-	p.checkSaid(logPath)
-	if p.Failure == "" {
-		switch {
-		case len(p.Leftovers) > 0:
-			p.Failure = fmt.Sprintf("left behind (processes now killed, files kept in %s): %s", dir, strings.Join(p.Leftovers, "; "))
-		case !p.Sent:
-			p.Failure = fmt.Sprintf("the run ended (%s) before the signal, in phase %s; see %s", p.Exit, m.phase, logPath)
-		case cmd.ProcessState.Success():
-			p.Failure = fmt.Sprintf("make exited 0 after %s; see %s", signalName(p.Signal), logPath)
-		case p.Said == "":
-			p.Failure = fmt.Sprintf("no line of the output says the run was stopped by %s; see %s", signalName(p.Signal), logPath)
-		}
-	}
-	if p.Failure == "" {
-		// Only a passing point's cluster files go; a failing one's stay to
-		// be read (its processes are killed either way).
-		_ = os.RemoveAll(workDir)
-	}
+	return ""
 }
 
 func (p *point) makeArgs(c config, results, workDir string) []string {
