@@ -405,3 +405,37 @@ func BenchmarkCollector(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// The scale sweep is opt-in, runs on gpu-15k up to 4096 members, and bounds
+// its two largest sizes; its gangs fit that profile, not a smaller one.
+func TestScaleSweepIsOptInAndValidatesAgainstGPU15k(t *testing.T) {
+	s, err := Load("gang-size-sweep-15k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Cluster != "gpu-15k" || slices.Contains(s.Labels, labelStandardSet) {
+		t.Fatalf("cluster %s, labels %v: want gpu-15k and not standard", s.Cluster, s.Labels)
+	}
+	w := s.Workloads[0]
+	if got := slices.Max(w.Sizes); got != 4096 || !slices.Contains(w.Sizes, 2048) {
+		t.Errorf("sizes %v: want 2048 and up to 4096", w.Sizes)
+	}
+	bounded := map[int]bool{}
+	for _, th := range w.Thresholds {
+		for _, size := range th.Sizes {
+			bounded[size] = th.Metric == results.ItemGangLatency && th.Max != nil
+		}
+	}
+	if !bounded[2048] || !bounded[4096] {
+		t.Errorf("thresholds %v: want a GangLatency max at 2048 and at 4096", w.Thresholds)
+	}
+	s.Cluster = "gpu-1k"
+	if err := Validate(s); err == nil || !strings.Contains(err.Error(), "above the capacity of gpu-1k (1000 pods") {
+		t.Errorf("on gpu-1k: %v", err)
+	}
+	s, _ = Load("gang-size-sweep-15k")
+	s.Workloads[0].Thresholds[1].Sizes = []int{8192}
+	if err := Validate(s); err == nil || !strings.Contains(err.Error(), "size 8192 is not one of the workload's") {
+		t.Errorf("threshold at a size not run: %v", err)
+	}
+}
