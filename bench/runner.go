@@ -36,7 +36,8 @@ type Target struct {
 	// MetricsPort is the scheduler's loopback secure port serving /metrics;
 	// 0 when it exposes none the harness can read.
 	MetricsPort int
-	// Processes to meter, by name (scheduler, kube-apiserver).
+	// Processes to meter, by name (the scheduler and, on a cluster the
+	// harness made, every control-plane process).
 	Processes map[string]int
 	// Quiet are the processes, by name, that must be quiet before each
 	// measurement (the control plane and the scheduler); none: no wait.

@@ -154,6 +154,9 @@ type ProcessCost struct {
 	// PerPodMs is its CPU time per pod bound, ms; zero in results from
 	// before they counted the pods.
 	PerPodMs float64
+	// MiBPer1000Nodes is its peak resident memory per 1000 nodes of the
+	// cluster; zero in results that do not record the nodes.
+	MiBPer1000Nodes float64
 }
 
 // AgreeWithin is gangconf's reproducibility target: two runs of a scenario
@@ -530,9 +533,7 @@ func (m *Model) loadBench(dir, baseline string) {
 		c := res.Pacing.Calibration
 		sc := Scenario{Name: name, Rows: rows(items, base), Environment: res.Environment, Thresholds: res.Thresholds, Metrics: metricsOf(items),
 			CalibrationSort: msOf(results.Median(c.CPU)), CalibrationMemory: msOf(results.Median(c.Memory)), CalibrationSamples: len(c.CPU)}
-		for _, pc := range res.Cost {
-			sc.Cost = append(sc.Cost, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound))})
-		}
+		sc.Cost = processCosts(res)
 		if len(base) > 0 {
 			var bres results.Result
 			if err := readJSON(filepath.Join(baseline, "bench", filepath.Base(f)), &bres); err != nil {
@@ -552,6 +553,20 @@ func (m *Model) loadBench(dir, baseline string) {
 		}
 		m.Bench = append(m.Bench, sc)
 	}
+}
+
+// processCosts is each process's cost, per pod bound and, where the result
+// records the cluster's nodes, per 1000 of them.
+func processCosts(res results.Result) []ProcessCost {
+	nodes := 0
+	if res.Environment != nil && res.Environment.Nodes != nil {
+		nodes = res.Environment.Nodes.Count
+	}
+	var out []ProcessCost
+	for _, pc := range res.Cost {
+		out = append(out, ProcessCost{Cost: pc, PerPodMs: msOf(pc.PerPod(res.PodsBound)), MiBPer1000Nodes: pc.MiBPer1000Nodes(nodes)})
+	}
+	return out
 }
 
 // agreement compares the rows' ratios and the two runs' machine figures;

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	texttemplate "text/template"
+	"time"
 )
 
 //go:embed templates/*.tmpl
@@ -43,6 +44,8 @@ var funcs = map[string]any{
 		}
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	},
+	// secs is a duration in seconds, one decimal.
+	"secs":      func(d time.Duration) string { return oneDecimal(d.Seconds()) },
 	"memGiB":    func(kb int64) string { return strconv.FormatFloat(float64(kb)/(1<<20), 'f', 1, 64) },
 	"firstLine": firstLine,
 	// pct is a percentage, one decimal.

@@ -470,3 +470,43 @@ func TestBesideRatiosWithinARunAndAgainstTheBaseline(t *testing.T) {
 		t.Error("a row without a twin is in the table of ratios beside")
 	}
 }
+
+// A result that records its cluster's nodes gets each process's memory per
+// 1000 nodes and the nodes' creation rate, in both reports.
+func TestCostPer1000NodesAndNodeRates(t *testing.T) {
+	dir := baselineOf(t, nil, nil)
+	path := filepath.Join(dir, "bench", "smoke-result.json")
+	var res results.Result
+	if err := readJSON(path, &res); err != nil {
+		t.Fatal(err)
+	}
+	res.Environment.Nodes = &results.NodeCreation{Count: 32, Created: 400 * time.Millisecond, Ready: 1600 * time.Millisecond}
+	if err := results.WriteJSON(path, res); err != nil {
+		t.Fatal(err)
+	}
+	m := Load(dir, "")
+	costs := map[string]float64{}
+	for _, c := range m.Bench[0].Cost {
+		costs[c.Process] = c.MiBPer1000Nodes
+	}
+	// kube-apiserver peaked at 317.0859375 MiB in the sample: times 1000/32.
+	if got := costs["kube-apiserver"]; math.Abs(got-9908.935546875) > 1e-6 {
+		t.Errorf("kube-apiserver MiB per 1000 nodes = %v (all: %v)", got, costs)
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := m.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"peak 317.1 MiB (9908.9 per 1000 nodes)",
+		"The cluster's 32 nodes were created in 0.4 s (80.0 a second), all Ready after 1.6 s (20.0 a second)."} {
+		for name, out := range map[string][]byte{"markdown": md, "html": html} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("%s report lacks %q", name, want)
+			}
+		}
+	}
+}

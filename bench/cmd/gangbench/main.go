@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -168,6 +169,10 @@ func target(ctx context.Context, env *harness.Env) (bench.Target, error) {
 		t.Processes["kube-apiserver"] = pid
 	}
 	t.Quiet = controlPlane(env, t.Processes)
+	// Every control-plane process is metered, not only the two whose CPU
+	// time per pod the report compares: their memory per 1000 nodes is how
+	// the cluster's cost grows with its size.
+	t.Processes = maps.Clone(t.Quiet)
 	t.Collect = collectAPIServerGarbage(cs)
 	t.CollectionDelete = env.APIServerArgs != nil
 	return t, settle(ctx, t.Quiet)
@@ -201,7 +206,7 @@ func runScenario(ctx context.Context, t bench.Target, sc *results.Scenario, repe
 	return all.Thresholds, err
 }
 
-// controlPlane is the metered processes (scheduler, API server) and the rest
+// controlPlane is the given processes (scheduler, API server) and the rest
 // of kwok's control plane, by name.
 func controlPlane(env *harness.Env, metered map[string]int) map[string]int {
 	busy := map[string]int{}

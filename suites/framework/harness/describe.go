@@ -29,6 +29,7 @@ func (e *Env) Describe(ctx context.Context) results.Environment {
 		out.APIServerEnv, out.APIServerArgs = o.APIServerEnv, o.APIServerArgs
 	}
 	e.describeKind(&out)
+	out.Nodes = e.NodeCreation
 	if p := e.SchedulerProcess; p != nil {
 		out.Scheduler.Version = results.VersionOf(ctx, p.Binary)
 		for _, a := range p.Args {

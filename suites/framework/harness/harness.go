@@ -18,6 +18,7 @@ import (
 	"github.com/gangconf/gangconf/fixtures"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/results"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 	"github.com/gangconf/gangconf/suites/framework/settings"
 	"github.com/gangconf/gangconf/suites/framework/versions"
@@ -46,6 +47,9 @@ type Env struct {
 	// KubernetesVersion is the version of the pinned binaries, on a cluster
 	// the harness makes; the gates it passes follow it (package versions).
 	KubernetesVersion string
+	// NodeCreation is how the profile's nodes came up, when this process
+	// made them; Describe records it.
+	NodeCreation *results.NodeCreation
 
 	// schedulerDown is set from a SCHEDULER_RESTART_CMD's crash until the
 	// scheduler is seen answering again (restart.go).
@@ -215,9 +219,10 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 	if err := cluster.WaitNodesReady(ctx, cs, spec.Selector(), spec.Set.Count); err != nil {
 		return err
 	}
-	ready := time.Since(start)
-	logf("%d %s nodes created in %s, all Ready after %s", spec.Set.Count, spec.Shape.Name,
-		created.Round(100*time.Millisecond), ready.Round(100*time.Millisecond))
+	n := &results.NodeCreation{Count: spec.Set.Count, Created: created, Ready: time.Since(start)}
+	e.NodeCreation = n
+	logf("%d %s nodes created in %s (%.0f a second), all Ready after %s (%.0f a second)", n.Count, spec.Shape.Name,
+		n.Created.Round(100*time.Millisecond), n.CreatedPerSecond(), n.Ready.Round(100*time.Millisecond), n.ReadyPerSecond())
 	return nil
 }
 

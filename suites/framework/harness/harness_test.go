@@ -3,9 +3,12 @@ package harness
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gangconf/gangconf/suites/framework/results"
 	"github.com/gangconf/gangconf/suites/framework/settings"
 )
 
@@ -68,5 +71,24 @@ func TestAlphaProfileGatesReachEveryComponent(t *testing.T) {
 	}
 	if g := kwokEnv("reference", "ci-small").clusterGates(); g != "" {
 		t.Errorf("ci-small has no gates of its own, got %q", g)
+	}
+}
+
+// The nodes' creation times the harness measured reach the environment the
+// bench writes; a cluster it did not make them on records none.
+func TestEnvironmentRecordsHowTheNodesCameUp(t *testing.T) {
+	// A server nothing listens on: Describe's version lookup fails at once.
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"+
+		"contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\nusers: [{name: u, user: {}}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(settings.Settings{Provider: "existing", Kubeconfig: kc})
+	if out := e.Describe(context.Background()); out.Nodes != nil {
+		t.Fatalf("nodes without any made: %+v", out.Nodes)
+	}
+	e.NodeCreation = &results.NodeCreation{Count: 15000, Created: 30 * time.Second, Ready: time.Minute}
+	if out := e.Describe(context.Background()); out.Nodes == nil || *out.Nodes != *e.NodeCreation {
+		t.Fatalf("nodes = %+v, want %+v", out.Nodes, e.NodeCreation)
 	}
 }

@@ -30,6 +30,33 @@ type Environment struct {
 	APIServerArgs map[string]string `json:"apiServerArgs,omitempty"`
 	Scheduler     Scheduler         `json:"scheduler"`
 	Machine       Machine           `json:"machine"`
+	// Nodes is how the harness's fake nodes came up; nil where it made
+	// none in this process (a cluster from make cluster-up, PROVIDER=existing).
+	Nodes *NodeCreation `json:"nodes,omitempty"`
+}
+
+// NodeCreation is how long the harness took to create a cluster's nodes and
+// to see them all Ready, both from the first create: with each process's
+// memory per 1000 nodes (Cost.MiBPer1000Nodes), how a cluster's cost grows
+// with its size.
+type NodeCreation struct {
+	Count   int           `json:"count"`
+	Created time.Duration `json:"createdNs"`
+	Ready   time.Duration `json:"readyNs"`
+}
+
+// CreatedPerSecond is how many nodes were created a second; 0 without a time.
+func (n NodeCreation) CreatedPerSecond() float64 { return perSecond(n.Count, n.Created) }
+
+// ReadyPerSecond is how many nodes turned Ready a second, from the first
+// create to the last Ready; 0 without a time.
+func (n NodeCreation) ReadyPerSecond() float64 { return perSecond(n.Count, n.Ready) }
+
+func perSecond(count int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(count) / d.Seconds()
 }
 
 // Scheduler is the scheduler under test.

@@ -134,6 +134,16 @@ func (c Cost) PerPod(pods int) time.Duration {
 	return time.Duration(c.CPUSeconds * float64(time.Second) / float64(pods))
 }
 
+// MiBPer1000Nodes is the process's peak resident memory per 1000 nodes of
+// a cluster of that many nodes; zero without nodes. The control plane's
+// memory grows with the nodes it holds, so this compares clusters of any size.
+func (c Cost) MiBPer1000Nodes(nodes int) float64 {
+	if nodes <= 0 {
+		return 0
+	}
+	return c.PeakRSSMiB * 1000 / float64(nodes)
+}
+
 // Pacing is where the runner's time went between its measurements (waiting,
 // creating and removing pods) and how fast the machine ran meanwhile.
 type Pacing struct {

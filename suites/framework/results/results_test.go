@@ -47,7 +47,7 @@ func TestResultFileFieldNames(t *testing.T) {
 	one := 1.0
 	r := Result{
 		Scenario:    &Scenario{Name: "s", Workloads: []Workload{{Name: "w", Gangs: []GangCount{{MaxSize: 1, Count: 1}}, Thresholds: []Threshold{{Sizes: []int{1}, Max: &one}}}}},
-		Environment: &Environment{},
+		Environment: &Environment{Nodes: &NodeCreation{}},
 		Sizes:       []SizeResult{{Gangs: []GangResult{{}}, Throughput: []float64{1}}},
 		Cost:        []Cost{{}},
 		Beside:      &Beside{},
@@ -61,6 +61,7 @@ func TestResultFileFieldNames(t *testing.T) {
 		environment environment.date environment.gangconfCommit environment.kubernetesVersion environment.provider environment.scheduler
 		environment.scheduler.name environment.scheduler.schedulerName environment.machine environment.machine.cpuModel environment.machine.cores
 		environment.machine.memoryKiB environment.machine.os environment.machine.kernel environment.machine.go
+		environment.nodes environment.nodes.count environment.nodes.createdNs environment.nodes.readyNs
 		sizes sizes.workload sizes.mode sizes.policy sizes.size sizes.gangs sizes.gangs.workload sizes.gangs.size sizes.gangs.index
 		sizes.gangs.latencyNs sizes.gangs.bindSpreadNs sizes.gangs.complete sizes.throughput
 		cost cost.process cost.cpuSeconds cost.peakRSSMiB podsBound beside beside.name beside.schedulerName
@@ -132,5 +133,27 @@ func TestMedianAndBuckets(t *testing.T) {
 	}
 	if _, ok := s.Bucket("Perc42"); ok {
 		t.Error("an unknown bucket was found")
+	}
+}
+
+// Figures that compare clusters of any size: nodes a second and memory per
+// 1000 nodes, zero rather than infinite where there is nothing to divide by.
+func TestNodeRatesAndMemoryPer1000Nodes(t *testing.T) {
+	n := NodeCreation{Count: 15000, Created: 30 * time.Second, Ready: 60 * time.Second}
+	if got, want := n.CreatedPerSecond(), 500.0; got != want {
+		t.Errorf("created per second = %v, want %v", got, want)
+	}
+	if got, want := n.ReadyPerSecond(), 250.0; got != want {
+		t.Errorf("ready per second = %v, want %v", got, want)
+	}
+	if got := (NodeCreation{Count: 5}).ReadyPerSecond(); got != 0 {
+		t.Errorf("ready per second without a time = %v, want 0", got)
+	}
+	c := Cost{Process: "kube-apiserver", PeakRSSMiB: 3000}
+	if got, want := c.MiBPer1000Nodes(15000), 200.0; got != want {
+		t.Errorf("MiB per 1000 nodes = %v, want %v", got, want)
+	}
+	if got := c.MiBPer1000Nodes(0); got != 0 {
+		t.Errorf("MiB per 1000 nodes without nodes = %v, want 0", got)
 	}
 }
