@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,8 @@ func (m *CostMeter) Stop() []results.Cost {
 		}
 		out = append(out, c)
 	}
+	// By name, so that reports list the processes in one order every run.
+	slices.SortFunc(out, func(a, b results.Cost) int { return strings.Compare(a.Process, b.Process) })
 	return out
 }
 

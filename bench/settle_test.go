@@ -217,3 +217,19 @@ func BenchmarkCPUTime(b *testing.B) {
 		}
 	}
 }
+
+// Each metered process gets its cost, listed by name whatever the map's order.
+func TestCostMeterListsEveryProcessByName(t *testing.T) {
+	pid := os.Getpid()
+	costs := StartCostMeter(map[string]int{"scheduler": pid, "etcd": pid, "kube-apiserver": pid}).Stop()
+	var names []string
+	for _, c := range costs {
+		names = append(names, c.Process)
+		if c.PeakRSSMiB <= 0 {
+			t.Errorf("%s: peak %v MiB, want it measured", c.Process, c.PeakRSSMiB)
+		}
+	}
+	if got := strings.Join(names, ","); got != "etcd,kube-apiserver,scheduler" {
+		t.Errorf("processes %s, want them by name", got)
+	}
+}
