@@ -14,7 +14,7 @@ WORK_DIR := $(OUTPUT)/kwok
 
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
 K8S_VERSION ?= $(MAIN_K8S_VERSION)## Kubernetes version of the control plane and the reference scheduler: go.mod's (v1.37.2) or one a module reference-scheduler/k8s-*/go.mod pins (v1.38.0-beta.0)
-CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, upstream-5k, bare (no nodes, no kwok: a stand-in for a real cluster)
+CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, gpu-15k, upstream-5k, bare (no nodes, no kwok: a stand-in for a real cluster)
 PROVIDER ?= kwok## kwok (a virtual cluster made here), kind (made here, needs Docker and KIND_NODE_IMAGE) or existing (KUBECONFIG)
 KIND_NODE_IMAGE ?=## PROVIDER=kind: the kind node image (Kubernetes v1.37.2; no default)
 SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption, no-alpha, no-job-workload
