@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gangconf/gangconf/suites/framework/proc"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 	"github.com/gangconf/gangconf/suites/framework/settings"
 )
@@ -59,8 +60,7 @@ func (e *Env) runRestartCmd(ctx context.Context) error {
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group, ended whole on a timeout or Ctrl-C; what it
 	// starts with setsid (a supervised scheduler) is left running.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.GroupCancel(cmd, syscall.SIGKILL)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	if err == nil {

@@ -132,8 +132,14 @@ func OwnGroup(cmd *exec.Cmd) {
 // teardown), also when the caller got a SIGTERM, which make would pass on to
 // its children itself. Wait then waits for the teardown, however long.
 func Interruptible(cmd *exec.Cmd) {
+	GroupCancel(cmd, syscall.SIGINT)
+}
+
+// GroupCancel makes cmd start in a process group of its own that gets sig,
+// whole, when cmd's context is done.
+func GroupCancel(cmd *exec.Cmd, sig syscall.Signal) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, sig) }
 }
 
 // StopGroup ends the process group that pid leads (see OwnGroup): SIGTERM,
