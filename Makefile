@@ -15,6 +15,7 @@ WORK_DIR := $(OUTPUT)/kwok
 RESULTS ?= $(OUTPUT)/results## results directory: JUnit, logs, reports
 K8S_VERSION ?= $(MAIN_K8S_VERSION)## Kubernetes version of the control plane and the reference scheduler: go.mod's (v1.37.2) or one a module reference-scheduler/k8s-*/go.mod pins (v1.38.0-beta.0)
 CLUSTER ?= ci-small## cluster profile: ci-small, ci-alpha (alpha gates on), gpu-1k, gpu-5k, gpu-15k, upstream-5k, bare (no nodes, no kwok: a stand-in for a real cluster)
+CLUSTER_MODE ?= realistic## kwok cluster mode: realistic (pods turn Running, node leases, the controller manager's controllers) or upstream (as upstream scheduler_perf: none of those; bench-upstream's)
 PROVIDER ?= kwok## kwok (a virtual cluster made here), kind (made here, needs Docker and KIND_NODE_IMAGE) or existing (KUBECONFIG)
 KIND_NODE_IMAGE ?=## PROVIDER=kind: the kind node image (Kubernetes v1.37.2; no default)
 SCHEDULER ?= reference## scheduler under test: reference, binary, command, external; controls no-gang, no-api, no-preemption, no-alpha, no-job-workload
@@ -64,7 +65,7 @@ K8S_MODULE := $(patsubst %/go.mod,%,$(shell awk -v v='$(K8S_VERSION)' '$$1 == "k
 $(if $(K8S_MODULE),,$(error unknown K8S_VERSION '$(K8S_VERSION)': gangconf pins $(K8S_VERSIONS); another needs a Go module of its own, as reference-scheduler/k8s-v1.38/go.mod))
 BIN_DIR := $(OUTPUT)/$(K8S_VERSION)/bin
 endif
-export RESULTS CLUSTER PROVIDER SCHEDULER SCHEDULER_NAME K8S_VERSION K8S_MODULE BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS \
+export RESULTS CLUSTER CLUSTER_MODE PROVIDER SCHEDULER SCHEDULER_NAME K8S_VERSION K8S_MODULE BIN_DIR WORK_DIR SCENARIO SIZES REPEATS BESIDE BASELINE PRODUCT UPSTREAM_WORKLOADS \
 	MUTANTS MUTANTS_FULL MUTANTS_MIN_SCORE PROCS
 
 # Every go command here builds with -trimpath, as hack/build.sh must (no
@@ -266,9 +267,9 @@ $(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
 # Both sides in one sitting: this machine's speed moved 1.6 times within an
 # hour, and a ratio of runs hours apart carried that.
 .PHONY: bench-upstream
-bench-upstream: only-main-version build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench
+bench-upstream: only-main-version build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER on a CLUSTER_MODE=upstream cluster; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench
 	$(call go_exec,bench/cmd/upstreambench)
-	@$(MAKE) --no-print-directory bench SCENARIO=upstream-gangs
+	@$(MAKE) --no-print-directory bench SCENARIO=upstream-gangs CLUSTER_MODE=upstream
 
 .PHONY: bench-compare
 bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -277,5 +278,61 @@ func TestKwokStoppedWhileComingUp(t *testing.T) {
 	err = up("#!/bin/sh\nexit 1\n", 0)
 	if err == nil || !strings.Contains(err.Error(), "did not come up") {
 		t.Fatalf("kwokctl failing: %v", err)
+	}
+}
+
+// An upstream-mode cluster's kwokctl configuration holds its own Stages (so
+// kwokctl's defaults, heartbeats and pod stages among them, are left out):
+// a node's initialisation alone; its controller manager runs only the
+// service account and namespace controllers, its API server skips
+// upstream's admission plugins, and kwokctl makes no lease. A realistic
+// cluster has none of that.
+func TestUpstreamModeLeavesOutWhatUpstreamHasNot(t *testing.T) {
+	stagesOf := func(o KwokOptions) []string {
+		t.Helper()
+		var names []string
+		for _, doc := range strings.Split(o.config(), "---\n") {
+			var meta struct {
+				Kind     string `json:"kind"`
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+				t.Fatalf("%v in:\n%s", err, doc)
+			}
+			if meta.Kind == "Stage" {
+				names = append(names, meta.Metadata.Name)
+			}
+		}
+		return names
+	}
+	o := KwokOptions{Name: "x", BinDir: "/b", WorkDir: "/w"}
+	if s := stagesOf(o); len(s) != 0 {
+		t.Errorf("realistic mode has Stages %v, want kwokctl's defaults", s)
+	}
+	if slices.Contains(o.createArgs("/c"), "--node-lease-duration-seconds=0") {
+		t.Error("realistic mode turns leases off")
+	}
+	o.Mode = ModeUpstream
+	if s := stagesOf(o); !slices.Equal(s, []string{"node-initialize"}) {
+		t.Errorf("upstream mode has Stages %v, want node-initialize alone", s)
+	}
+	if !slices.Contains(o.createArgs("/c"), "--node-lease-duration-seconds=0") {
+		t.Errorf("upstream mode args = %v, want no lease", o.createArgs("/c"))
+	}
+	doc := strings.Split(o.config(), "---\n")[0]
+	var c kwokconfig.KwokctlConfiguration
+	if err := yaml.UnmarshalStrict([]byte(doc), &c); err != nil {
+		t.Fatalf("%v in:\n%s", err, doc)
+	}
+	p := c.ComponentsPatches
+	if len(p) != 2 || len(p[0].ExtraArgs) != 1 || p[0].ExtraArgs[0].Value != "serviceaccount-controller,namespace-controller" ||
+		len(p[1].ExtraArgs) != 1 || p[1].ExtraArgs[0].Value != "ServiceAccount,TaintNodesByCondition,Priority,PodGroupProtection" {
+		t.Errorf("upstream mode patches = %+v", p)
+	}
+	o.Mode = "fast"
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), `unknown cluster mode "fast"`) {
+		t.Errorf("unknown mode: %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/e2e-framework/support/kwok"
+	nodefast "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 
 	"github.com/gangconf/gangconf/suites/framework/proc"
 )
@@ -61,7 +62,30 @@ type KwokOptions struct {
 	// WithoutKwokController leaves kwokctl's kwok controller out: nothing
 	// manages nodes, as on a real cluster made without kwok.
 	WithoutKwokController bool
+	// Mode is ModeRealistic (also "") or ModeUpstream.
+	Mode string
 }
+
+// Cluster modes: how much of a real cluster's background work a kwok
+// cluster does while a scheduler binds pods.
+const (
+	// ModeRealistic: kwok makes every bound pod Running (a status write per
+	// pod), nodes hold leases, the controller manager runs its controllers.
+	ModeRealistic = "realistic"
+	// ModeUpstream matches upstream scheduler_perf's conditions, for
+	// benchmarks only: nodes are made Ready once and never written again (no
+	// lease, no heartbeat), bound pods get no status (they stay Pending with
+	// a node, as there), the controller manager runs only the service account
+	// and namespace controllers (nothing else watches pods), and the API
+	// server's admission skips what upstream's test server skips.
+	ModeUpstream = "upstream"
+)
+
+// Modes lists the cluster modes, the default first.
+var Modes = []string{ModeRealistic, ModeUpstream}
+
+// upstream says whether the cluster runs in ModeUpstream.
+func (o KwokOptions) upstream() bool { return o.Mode == ModeUpstream }
 
 // Kwok is a running kwok cluster.
 type Kwok struct {
@@ -101,6 +125,22 @@ options:
   nodeLeaseParallelism: 128
 `
 
+// upstreamStages are the only kwok Stages of a ModeUpstream cluster: a
+// node's initialisation (Ready, once). Stages in kwokctl's configuration
+// replace its defaults, so no heartbeat and no pod stage runs.
+var upstreamStages = []string{nodefast.DefaultNodeInit}
+
+// config is the kwokctl configuration file of the cluster.
+func (o KwokOptions) config() string {
+	c := fmt.Sprintf(kwokConfig, o.componentsPatches())
+	if o.upstream() {
+		for _, st := range upstreamStages {
+			c += "---\n" + strings.TrimSuffix(st, "\n") + "\n"
+		}
+	}
+	return c
+}
+
 // componentsPatches is the part of kwokConfig's KwokctlConfiguration that
 // patches the components' flags and environment: clusterArgs, then the
 // options'. The API server's flags carry no override: with one, kwokctl only
@@ -121,13 +161,17 @@ func (o KwokOptions) componentsPatches() string {
 	}
 	// The controller manager always has clusterArgs, so its extraArgs list
 	// is always there for the feature gates (which need the override).
+	base := clusterArgs
+	if o.upstream() {
+		base = upstreamArgs
+	}
 	b.WriteString("componentsPatches:\n- name: kube-controller-manager\n  extraArgs:\n")
-	items("key", clusterArgs["kube-controller-manager"])
+	items("key", base["kube-controller-manager"])
 	if o.ControllerManagerFeatureGates != "" {
 		fmt.Fprintf(&b, "  - key: feature-gates\n    value: %s\n    override: true\n", o.ControllerManagerFeatureGates)
 	}
 	b.WriteString("- name: kube-apiserver\n")
-	args := maps.Clone(clusterArgs["kube-apiserver"])
+	args := maps.Clone(base["kube-apiserver"])
 	maps.Copy(args, o.APIServerArgs)
 	list("extraArgs", "key", args)
 	list("extraEnvs", "name", o.APIServerEnv)
@@ -152,6 +196,19 @@ var clusterArgs = map[string]map[string]string{
 	"kube-apiserver":          {"disable-admission-plugins": "TaintNodesByCondition"},
 }
 
+// upstreamArgs replace clusterArgs in ModeUpstream. The controller manager
+// runs what the harness needs (the default service account of a run's
+// namespace, and namespace deletion): upstream's benchmark runs no
+// controller manager, and here its other controllers watched every pod,
+// the node lifecycle controller would taint nodes without leases. The API
+// server's admission skips the plugins upstream's test server disables
+// (ServiceAccount, TaintNodesByCondition, Priority), and PodGroupProtection,
+// whose finalizer only the controller left out here removes.
+var upstreamArgs = map[string]map[string]string{
+	"kube-controller-manager": {"controllers": "serviceaccount-controller,namespace-controller"},
+	"kube-apiserver":          {"disable-admission-plugins": "ServiceAccount,TaintNodesByCondition,Priority,PodGroupProtection"},
+}
+
 // ErrClusterExists is returned when a cluster of that name is already up.
 var ErrClusterExists = errors.New("cluster already exists")
 
@@ -163,6 +220,14 @@ func CheckBinaries(dir string, names ...string) error {
 		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			return fmt.Errorf("binary %s not found (run `make build` first)", p)
 		}
+	}
+	return nil
+}
+
+// CheckMode says whether mode is a cluster mode ("" is ModeRealistic).
+func CheckMode(mode string) error {
+	if mode != "" && !slices.Contains(Modes, mode) {
+		return fmt.Errorf("unknown cluster mode %q (known: %s)", mode, strings.Join(Modes, ", "))
 	}
 	return nil
 }
@@ -179,6 +244,9 @@ func (o KwokOptions) Exists() bool {
 func (o KwokOptions) validate() error {
 	if o.Name == "" || o.BinDir == "" || o.WorkDir == "" {
 		return fmt.Errorf("kwok cluster needs a name, a binary directory and a work directory")
+	}
+	if err := CheckMode(o.Mode); err != nil {
+		return err
 	}
 	// e2e-framework hands kwokctl one command line split on spaces.
 	for _, p := range []string{o.BinDir, o.WorkDir} {
@@ -217,7 +285,7 @@ func UpKwok(ctx context.Context, o KwokOptions) (*Kwok, error) {
 		return nil, err
 	}
 	configPath := filepath.Join(o.WorkDir, o.Name+"-kwok.yaml")
-	if err := os.WriteFile(configPath, []byte(fmt.Sprintf(kwokConfig, o.componentsPatches())), 0o644); err != nil {
+	if err := os.WriteFile(configPath, []byte(o.config()), 0o644); err != nil {
 		return nil, err
 	}
 	provider := kwok.NewCluster(o.Name)
@@ -265,6 +333,10 @@ func (o KwokOptions) createArgs(configPath string) []string {
 	}
 	if o.WithoutKwokController {
 		args = append(args, "--disable=kwok-controller")
+	}
+	if o.upstream() {
+		// No lease at all (the flag wins over the configuration file).
+		args = append(args, "--node-lease-duration-seconds=0")
 	}
 	return args
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ func (e *Env) Describe(ctx context.Context) results.Environment {
 	if e.Provider == "kwok" {
 		o := e.kwokOptions()
 		out.ClusterProfile = e.Cluster
+		out.ClusterMode = cmp.Or(o.Mode, cluster.ModeRealistic)
 		out.FeatureGates, out.RuntimeConfig = cluster.FeatureGates, cluster.RuntimeConfig
 		if o.FeatureGates != "" {
 			out.FeatureGates, out.RuntimeConfig = o.FeatureGates, o.RuntimeConfig

@@ -177,6 +177,7 @@ func (e *Env) kwokOptions() cluster.KwokOptions {
 	o.ControllerManagerFeatureGates = versions.Gates(e.KubernetesVersion, o.ControllerManagerFeatureGates)
 	o.Name, o.BinDir, o.WorkDir = e.ClusterName, e.BinDir, e.WorkDir
 	o.APIServerEnv, o.APIServerArgs = e.APIServerEnv, e.APIServerArgs
+	o.Mode = e.ClusterMode
 	return o
 }
 

@@ -21,9 +21,14 @@ type Environment struct {
 	KubernetesVersion string    `json:"kubernetesVersion"`
 	Provider          string    `json:"provider"`
 	ClusterProfile    string    `json:"clusterProfile,omitempty"`
-	NodeImage         string    `json:"nodeImage,omitempty"`
-	FeatureGates      string    `json:"featureGates,omitempty"`
-	RuntimeConfig     string    `json:"runtimeConfig,omitempty"`
+	// ClusterMode is how the kwok cluster the harness made behaved:
+	// "realistic" (pods turn Running, nodes hold leases, the controller
+	// manager's controllers run) or "upstream" (as upstream scheduler_perf:
+	// none of that); empty on any other cluster.
+	ClusterMode   string `json:"clusterMode,omitempty"`
+	NodeImage     string `json:"nodeImage,omitempty"`
+	FeatureGates  string `json:"featureGates,omitempty"`
+	RuntimeConfig string `json:"runtimeConfig,omitempty"`
 	// APIServerEnv and APIServerArgs are the extra environment and flags of
 	// a kwok cluster's API server.
 	APIServerEnv  map[string]string `json:"apiServerEnv,omitempty"`

@@ -26,6 +26,9 @@ type Settings struct {
 	Provider string
 	// Cluster is the fixtures profile of a kwok cluster.
 	Cluster string
+	// ClusterMode is how a kwok cluster the harness makes behaves: realistic
+	// or upstream (cluster.Modes).
+	ClusterMode string
 	// Scheduler under test: the name of one of its kinds (package kinds).
 	Scheduler string
 	// SchedulerName is what pods name in spec.schedulerName.
@@ -72,6 +75,7 @@ type Settings struct {
 const (
 	EnvProvider      = "PROVIDER"
 	EnvCluster       = "CLUSTER"
+	EnvClusterMode   = "CLUSTER_MODE"
 	EnvScheduler     = "SCHEDULER"
 	EnvSchedulerName = "SCHEDULER_NAME"
 	EnvKubeconfig    = "KUBECONFIG"
@@ -99,6 +103,7 @@ func FromEnv() Settings {
 	return Settings{
 		Provider:      get(EnvProvider, "kwok"),
 		Cluster:       get(EnvCluster, "ci-small"),
+		ClusterMode:   get(EnvClusterMode, cluster.ModeRealistic),
 		Scheduler:     get(EnvScheduler, kinds.Default),
 		SchedulerName: os.Getenv(EnvSchedulerName),
 		Kubeconfig:    os.Getenv(EnvKubeconfig),
@@ -140,9 +145,19 @@ func (s *Settings) validateProvider(k kinds.Kind) error {
 		if _, err := fixtures.LoadProfile(s.Cluster); err != nil {
 			return err
 		}
+		if err := cluster.CheckMode(s.ClusterMode); err != nil {
+			return fmt.Errorf("CLUSTER_MODE: %w", err)
+		}
 		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
 			return err
 		}
+	case "kind", "existing":
+		if s.ClusterMode == cluster.ModeUpstream {
+			return fmt.Errorf("CLUSTER_MODE=%s is a kwok cluster the harness makes (PROVIDER=kwok), not PROVIDER=%s", s.ClusterMode, s.Provider)
+		}
+	}
+	switch s.Provider {
+	case "kwok":
 	case "kind":
 		return s.validateKind(k)
 	case "existing":

@@ -33,6 +33,10 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 		want   string
 	}{
 		{"unknown profile", func(s *Settings) { s.Cluster = "gpu-9k" }, `unknown cluster profile "gpu-9k"`},
+		{"unknown cluster mode", func(s *Settings) { s.ClusterMode = "fast" }, `CLUSTER_MODE: unknown cluster mode "fast" (known: realistic, upstream)`},
+		{"upstream mode on an existing cluster", func(s *Settings) {
+			s.ClusterMode, s.Provider, s.Kubeconfig = "upstream", "existing", fakeapi.Kubeconfig(t)
+		}, "CLUSTER_MODE=upstream is a kwok cluster the harness makes (PROVIDER=kwok), not PROVIDER=existing"},
 		{"unknown scheduler", func(s *Settings) { s.Scheduler = "volcano" }, `unknown SCHEDULER "volcano"`},
 		{"unknown provider", func(s *Settings) { s.Provider = "gke" }, `unknown PROVIDER "gke"`},
 		{"missing control plane binary", func(s *Settings) { s.BinDir = binDir(t, "kube-apiserver") }, "kube-apiserver not found (run `make build` first)"},
