@@ -94,7 +94,7 @@ func figures(r *results.Result) []figure {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, costFigures(r)...)
 }
 
 // Plot draws the scenario's figures into dir as SVG and PNG, and returns

@@ -282,6 +282,7 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *pacer,
 func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *results.SizeResult, i int, p *pacer) error {
 	g := newGang(t, r.ns, r.Workload, sr.Size, i)
 	before := t.scrape(ctx)
+	cpu := cpuSnapshot(t.Processes)
 	created := addTime(&p.Creating)
 	complete, err := createGangs(ctx, t.Client, []*gang.Gang{g})
 	created()
@@ -294,6 +295,7 @@ func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *results.SizeR
 	if err != nil {
 		return err
 	}
+	addSizeCPU(sr, cpu, cpuSnapshot(t.Processes))
 	serverDelta(sr, before, t.scrape(ctx))
 	gr := results.GangResult{Workload: r.Name, Size: sr.Size, Index: i, Latency: times.Last.Sub(complete[0]), Spread: times.Last.Sub(times.First), Complete: complete[0]}
 	sr.Gangs = append(sr.Gangs, gr)
@@ -339,6 +341,7 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 			tp.observe(now, total-base)
 		})
 	}()
+	cpu := cpuSnapshot(t.Processes)
 	created := addTime(&p.Creating)
 	complete, err := createGangs(ctx, t.Client, gangs)
 	created()
@@ -346,6 +349,7 @@ func runConcurrentSize(ctx context.Context, t Target, r *workloadRun, size int, 
 		return sr, err
 	}
 	<-sampling
+	addSizeCPU(&sr, cpu, cpuSnapshot(t.Processes))
 	// The wait also ends on an interrupt, which is no timeout.
 	if err := ctx.Err(); err != nil {
 		return sr, err

@@ -33,6 +33,9 @@ type SizeResult struct {
 	// Server-side histogram deltas; empty when the scheduler exposes none.
 	Attempt   Histogram `json:"-"`
 	Algorithm Histogram `json:"-"`
+	// CPU is each metered process's CPU time while the size's gangs were
+	// placed (see ProcessCPU); empty where the harness meters none.
+	CPU []ProcessCPU `json:"cpu,omitempty"`
 }
 
 // Result is a scenario's outcome.
@@ -78,6 +81,7 @@ func (r *Result) Merge(next *Result) error {
 		s.Throughput = append(s.Throughput, n.Throughput...)
 		s.Attempt = s.Attempt.Add(n.Attempt)
 		s.Algorithm = s.Algorithm.Add(n.Algorithm)
+		s.CPU = AddCPU(s.CPU, n.CPU)
 	}
 	for _, c := range next.Cost {
 		i := slices.IndexFunc(r.Cost, func(o Cost) bool { return o.Process == c.Process })
