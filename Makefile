@@ -43,6 +43,7 @@ RUNS ?= 10## soak: consecutive runs of make conformance SCHEDULER=reference, eac
 POINTS ?= 20## signal-test: runs to stop, each with a signal at a random moment
 REFERENCE ?=## vendor-run: the results of a make conformance SCHEDULER=reference run to compare with (default: one made first)
 SEED ?=## signal-test: the random seed of an earlier signal test, to replay it (it prints its seed)
+ADMISSION ?=## admission controller in front of SCHEDULER: kueue (Kueue v0.17.0, make conformance-stack) or the crafted broken stack kueue-partial
 
 override RESULTS := $(abspath $(RESULTS))
 # The paths a user gives are made absolute, as RESULTS is: the suites run in
@@ -198,7 +199,7 @@ cluster-down: ## stop the scheduler and remove the cluster made by cluster-up
 # once, to Ginkgo and its parallel processes, so their teardown removes the
 # cluster.
 .PHONY: conformance
-conformance: build ## run the conformance suites against SCHEDULER on PROVIDER
+conformance: build $(if $(ADMISSION),build-kueue) ## run the conformance suites against SCHEDULER on PROVIDER (behind ADMISSION when set)
 	@mkdir -p $(RESULTS)
 	CLUSTER_NAME=conformance-$(SCHEDULER) hack/relay.sh --log $(RESULTS)/e2e.log --suite $(BIN_DIR)/ginkgo run $(GINKGO_FLAGS) ./suites/conformance
 
@@ -231,6 +232,40 @@ coverage: build ## write suites/conformance/COVERAGE.md (semantics item -> specs
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)
 	@RESULTS=$(COVERAGE_DIR) $(BIN_DIR)/ginkgo run --dry-run --no-color --json-report=$(COVERAGE_DIR)/dry-run.json ./suites/conformance > $(COVERAGE_DIR)/dry-run.log
 	@$(call go_exec,suites/cmd/gangconf) coverage -report $(COVERAGE_DIR)/dry-run.json -record $(CONTROLS_RECORD) -out $(COVERAGE_FILE) $(if $(CHECK),-check)
+
+# The stack profile: Kueue in front of the scheduler under test, on the
+# alpha cluster (Jobs get a Workload and a PodGroup there). Kueue's manager
+# comes from a Go module of its own, as it pins Kubernetes v0.35 libraries;
+# it is rebuilt only when that module's pins change. Its CRDs and webhook
+# configurations are read from the module cache at run time.
+KUEUE_MODULE := $(ROOT)/suites/framework/admission/kueue
+KUEUE_BIN := $(OUTPUT)/bin/kueue
+export ADMISSION KUEUE_MODULE KUEUE_BIN
+STACK_CLUSTER := ci-alpha
+# How each control is run on the stack: the reference-less scheduler behind
+# Kueue, and Kueue allowed to admit part of a gang in front of the reference.
+STACK_CONTROLS := no-gang kueue-partial
+stack_control_args = $(if $(filter kueue-partial,$(CONTROL)),SCHEDULER=reference ADMISSION=kueue-partial,SCHEDULER=$(CONTROL) ADMISSION=kueue)
+
+$(KUEUE_BIN): $(KUEUE_MODULE)/go.mod $(KUEUE_MODULE)/go.sum
+	@start=$$(date +%s); version=$$(go -C $(KUEUE_MODULE) list -m -f '{{.Version}}' sigs.k8s.io/kueue) && \
+	go -C $(KUEUE_MODULE) build -ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$$version" -o $@ sigs.k8s.io/kueue/cmd/kueue && \
+	echo "built $@ (Kueue $$version, $$(( $$(date +%s) - start ))s)"
+
+.PHONY: build-kueue
+build-kueue: $(KUEUE_BIN) ## compile Kueue's manager from its own Go module (suites/framework/admission/kueue) into _output/bin/kueue
+
+.PHONY: conformance-stack
+conformance-stack: build build-kueue ## the stack profile: Kueue v0.17.0 admitting Jobs in front of SCHEDULER, on a ci-alpha cluster; results in $(RESULTS)/stack
+	@$(MAKE) --no-print-directory conformance CLUSTER=$(STACK_CLUSTER) LABEL_FILTER='profile:stack' ADMISSION=$(or $(ADMISSION),kueue) RESULTS=$(RESULTS)/stack
+
+.PHONY: control-stack
+control-stack: build build-kueue ## run CONTROL (no-gang behind Kueue, or kueue-partial: Kueue admitting part of a gang) on the stack specs into $(RESULTS)/stack/controls/CONTROL; fail unless it fails exactly its recorded stack specs
+	@$(call known_control,$(STACK_CONTROLS))rm -rf $(RESULTS)/stack/controls/$(CONTROL)
+	-@$(MAKE) --no-print-directory conformance $(stack_control_args) CLUSTER=$(STACK_CLUSTER) LABEL_FILTER='profile:stack' \
+		RESULTS=$(RESULTS)/stack/controls/$(CONTROL) > /dev/null
+	@$(call go_exec,suites/cmd/gangconf) check-controls -control $(CONTROL) -label-filter 'profile:stack' \
+		-report $(RESULTS)/stack/controls/$(CONTROL)/ginkgo-report.json -record $(CONTROLS_RECORD)
 
 ##@ Suite power
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/gangconf/gangconf/suites/framework/admission"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/results"
 )
@@ -329,7 +330,17 @@ const AlphaDir = "alpha"
 const (
 	RunMain  = "core/extended"
 	RunAlpha = "alpha"
+	RunStack = "stack"
 )
+
+// StackDir is where make conformance-stack and make control-stack write the
+// stack profile's runs (an admission controller in front of the scheduler,
+// on the alpha cluster), inside the results directory.
+const StackDir = "stack"
+
+// StackProfile is the stack specs' profile label; the report gives it a
+// verdict of its own only when a stack run is there.
+const StackProfile = "stack"
 
 // suiteRun is one Ginkgo run of the conformance suite.
 type suiteRun struct {
@@ -344,7 +355,12 @@ func (m *Model) loadSuite(dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "junit_01.xml")); err != nil {
 		m.problem("junit_01.xml: %v", short(err))
 	}
-	var main, alpha *suiteRun
+	var main, alpha, stack *suiteRun
+	if specs, err := readSpecs(filepath.Join(dir, StackDir, "ginkgo-report.json")); err == nil {
+		stack = &suiteRun{specs, StackDir + "/e2e.log"}
+	} else if !isMissing(err) {
+		m.problem("%s/ginkgo-report.json: %v", StackDir, err)
+	}
 	if specs, err := readSpecs(filepath.Join(dir, "ginkgo-report.json")); err != nil {
 		m.problem("ginkgo-report.json: %v", err)
 	} else {
@@ -356,7 +372,7 @@ func (m *Model) loadSuite(dir string) {
 	} else if !isMissing(err) {
 		m.problem("%s/ginkgo-report.json: %v", AlphaDir, err)
 	}
-	if main == nil && alpha == nil {
+	if main == nil && alpha == nil && stack == nil {
 		return
 	}
 	m.HasSuite = true
@@ -364,10 +380,13 @@ func (m *Model) loadSuite(dir string) {
 		if profile == "alpha" && alpha != nil {
 			return alpha
 		}
+		if profile == StackProfile && stack != nil {
+			return stack
+		}
 		return main
 	}
 	var specs []suiteSpec
-	for _, r := range []*suiteRun{main, alpha} {
+	for _, r := range []*suiteRun{main, alpha, stack} {
 		if r == nil {
 			continue
 		}
@@ -388,6 +407,9 @@ func (m *Model) loadSuite(dir string) {
 			if r == alpha {
 				what = "the alpha profile's run itself"
 			}
+			if r == stack {
+				what = "the stack profile's run itself"
+			}
 			m.Limits = append(m.Limits, what+" failed outside the specs (setup or teardown): "+firstLine(r.suiteFailure))
 		}
 	}
@@ -395,6 +417,35 @@ func (m *Model) loadSuite(dir string) {
 	for _, p := range Profiles {
 		m.Verdicts = append(m.Verdicts, verdict(p, specs, runOf(p)))
 	}
+	if stack != nil {
+		v := verdict(StackProfile, specs, stack)
+		v.Profile = stackName(dir)
+		m.Verdicts = append(m.Verdicts, v)
+	}
+}
+
+// stackName names the stack's verdict row after what ran in it, from the
+// stack run's environment.json: the admission controller and its version
+// in front of the scheduler.
+func stackName(dir string) string {
+	var env results.Environment
+	if err := readJSON(filepath.Join(dir, StackDir, "environment.json"), &env); err != nil || env.Admission == nil {
+		return StackProfile
+	}
+	a := env.Admission
+	name := a.Name
+	if name == "kueue" {
+		name = "Kueue"
+	}
+	sched := env.Scheduler.Name
+	if sched == "" {
+		sched = "the scheduler"
+	}
+	out := fmt.Sprintf("%s (%s %s in front of %s)", StackProfile, name, a.Version, sched)
+	if a.Broken {
+		out += ", a crafted broken stack"
+	}
+	return out
 }
 
 // byArea groups specs by their area label, areas and specs sorted by name.
@@ -437,7 +488,7 @@ const TrivialControl = "no-api"
 // alpha profile's in alpha/controls/, one Control per control.
 func (m *Model) loadControls(dir string) {
 	byName := map[string]*Control{}
-	for _, run := range []struct{ sub, name string }{{"", RunMain}, {AlphaDir, RunAlpha}} {
+	for _, run := range []struct{ sub, name string }{{"", RunMain}, {AlphaDir, RunAlpha}, {StackDir, RunStack}} {
 		entries, err := os.ReadDir(filepath.Join(dir, run.sub, "controls"))
 		if err != nil {
 			continue
@@ -454,7 +505,11 @@ func (m *Model) loadControls(dir string) {
 				// What it breaks comes from the registry of scheduler kinds;
 				// a directory of no control gangconf has gets no description.
 				k, _ := kinds.Lookup(e.Name())
-				c = &Control{Name: e.Name(), Breaks: k.About, ran: map[string]bool{}}
+				breaks := k.About
+				if a, err := admission.Lookup(e.Name()); err == nil && breaks == "" {
+					breaks = a.About
+				}
+				c = &Control{Name: e.Name(), Breaks: breaks, ran: map[string]bool{}}
 				byName[e.Name()] = c
 			}
 			c.Runs = append(c.Runs, run.name)

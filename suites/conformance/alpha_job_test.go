@@ -24,6 +24,15 @@ import (
 // takes the parallelism), in one rack when rack is set.
 func gangJob(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name string, n int32, rack bool) *batchv1.Job {
 	ginkgo.GinkgoHelper()
+	job, err := f.Client.BatchV1().Jobs(s.Namespace).Create(ctx, gangJobSpec(s, sl, name, n, rack), metav1.CreateOptions{})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create Job %s", name)
+	gomega.Expect(job.Spec.Scheduling).NotTo(gomega.BeNil(), "the API server keeps spec.scheduling")
+	return job
+}
+
+// gangJobSpec is the Job gangJob creates.
+func gangJobSpec(s *framework.Spec, sl *cluster.Slice, name string, n int32, rack bool) *batchv1.Job {
+	ginkgo.GinkgoHelper()
 	// The member pod template, pinned to the slice, is the Job's template.
 	pod, err := (&gang.Gang{Namespace: s.Namespace, Name: name, Standalone: true, SchedulerName: f.SchedulerName,
 		Requests: gang.GPUs(8), Pin: sl.Pin}).Pod(0)
@@ -43,9 +52,6 @@ func gangJob(ctx context.Context, s *framework.Spec, sl *cluster.Slice, name str
 		job.Spec.Scheduling.SchedulingConstraints = &schedulingv1alpha3.WorkloadPodGroupSchedulingConstraints{
 			Topology: []schedulingv1alpha3.TopologyConstraint{{Key: fixtures.LabelRack}}}
 	}
-	job, err = f.Client.BatchV1().Jobs(s.Namespace).Create(ctx, job, metav1.CreateOptions{})
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "create Job %s", name)
-	gomega.Expect(job.Spec.Scheduling).NotTo(gomega.BeNil(), "the API server keeps spec.scheduling")
 	return job
 }
 

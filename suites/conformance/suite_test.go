@@ -90,7 +90,8 @@ var _ = ginkgo.SynchronizedBeforeSuite(func(ctx context.Context) []byte {
 	failOn(err)
 	invariants, err = monitor.Start(ctx, cs, framework.QuietWindow)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName, RunID: runID, NoSlices: noSlices, AlphaGates: pre.AlphaGates}.Encode()
+	return framework.Shared{Kubeconfig: env.Kubeconfig, SchedulerName: env.SchedulerName, RunID: runID, NoSlices: noSlices, AlphaGates: pre.AlphaGates,
+		Admission: s.Admission}.Encode()
 }, func(ctx context.Context, data []byte) {
 	shared, err := framework.DecodeShared(data)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())

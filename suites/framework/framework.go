@@ -40,6 +40,9 @@ type Shared struct {
 	// AlphaGates is the preflight's finding per alpha gate: "" when the
 	// API server has it on, else why specs that need it are skipped.
 	AlphaGates map[string]string `json:"alphaGates,omitempty"`
+	// Admission is the admission controller in front of the scheduler
+	// (ADMISSION, package admission); "" when there is none.
+	Admission string `json:"admission,omitempty"`
 }
 
 // NewRunID names a run.

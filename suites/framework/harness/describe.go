@@ -32,6 +32,9 @@ func (e *Env) Describe(ctx context.Context) results.Environment {
 	}
 	e.describeKind(&out)
 	out.Nodes = e.NodeCreation
+	if a := e.Admission; a != nil {
+		out.Admission = &results.Admission{Name: a.Kind.Name, Version: a.Version, About: a.Kind.About, Broken: a.Kind.Broken}
+	}
 	if p := e.SchedulerProcess; p != nil {
 		out.Scheduler.Version = results.VersionOf(ctx, p.Binary)
 		for _, a := range p.Args {

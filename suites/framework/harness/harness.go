@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/admission"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/results"
@@ -50,6 +51,9 @@ type Env struct {
 	// NodeCreation is how the profile's nodes came up, when this process
 	// made them; Describe records it.
 	NodeCreation *results.NodeCreation
+	// Admission is the admission controller in front of the scheduler
+	// (ADMISSION), once started; Down stops and removes it.
+	Admission *admission.Stack
 
 	// schedulerDown is set from a SCHEDULER_RESTART_CMD's crash until the
 	// scheduler is seen answering again (restart.go).
@@ -106,18 +110,54 @@ func up(ctx context.Context, s settings.Settings, runID string, detached bool, l
 		}
 	}
 	proc, err := env.prepareScheduler()
-	if err != nil || proc == nil {
+	if err != nil {
 		return env, err
 	}
-	if err := proc.Start(detached); err != nil {
+	if proc != nil {
+		if err := proc.Start(detached); err != nil {
+			return env, err
+		}
+		env.SchedulerProcess = proc
+		if err := env.waitSchedulerReady(ctx, proc); err != nil {
+			return env, err
+		}
+		logf("scheduler %s ready (schedulerName %s), log %s", proc.Name, env.SchedulerName, proc.LogPath)
+	}
+	if err := env.upAdmission(ctx, detached, logf); err != nil {
 		return env, err
 	}
-	env.SchedulerProcess = proc
-	if err := env.waitSchedulerReady(ctx, proc); err != nil {
-		return env, err
-	}
-	logf("scheduler %s ready (schedulerName %s), log %s", proc.Name, env.SchedulerName, proc.LogPath)
 	return env, nil
+}
+
+// upAdmission starts the admission controller ADMISSION names, in front of
+// the scheduler; none when it is unset.
+func (e *Env) upAdmission(ctx context.Context, detached bool, logf func(string, ...any)) error {
+	if e.Settings.Admission == "" {
+		return nil
+	}
+	k, err := admission.Lookup(e.Settings.Admission)
+	if err != nil {
+		return err
+	}
+	if detached {
+		return fmt.Errorf("ADMISSION=%s runs for a make conformance run only, not a cluster left running by make cluster-up", k.Name)
+	}
+	cfg, err := e.RESTConfig()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.runDir(), 0o755); err != nil {
+		return err
+	}
+	s, err := admission.Start(ctx, admission.Options{
+		Kind: k, Binary: e.KueueBinary(), Module: e.KueueModule, Kubeconfig: e.Kubeconfig, Config: cfg,
+		RunDir: e.runDir(), LogDir: e.Logs(), Labels: map[string]string{cluster.LabelRun: e.RunID},
+	}, logf)
+	if err != nil {
+		return err
+	}
+	e.Admission = s
+	return nil
 }
 
 // newEnv is the run of settings s, before anything is up. An unknown
@@ -247,6 +287,11 @@ func Attach(s settings.Settings) (*Env, error) {
 // in. It is safe to call more than once.
 func (e *Env) Down() error {
 	var errs []error
+	// First, while the API server runs: its webhooks go before Kueue stops.
+	if e.Admission != nil {
+		errs = append(errs, e.Admission.Stop())
+		e.Admission = nil
+	}
 	if e.SchedulerProcess != nil {
 		errs = append(errs, e.SchedulerProcess.Stop())
 		e.SchedulerProcess = nil

@@ -34,10 +34,23 @@ type Environment struct {
 	APIServerEnv  map[string]string `json:"apiServerEnv,omitempty"`
 	APIServerArgs map[string]string `json:"apiServerArgs,omitempty"`
 	Scheduler     Scheduler         `json:"scheduler"`
-	Machine       Machine           `json:"machine"`
+	// Admission is the admission controller in front of the scheduler
+	// (ADMISSION=kueue); nil when there was none.
+	Admission *Admission `json:"admission,omitempty"`
+	Machine   Machine    `json:"machine"`
 	// Nodes is how the harness's fake nodes came up; nil where it made
 	// none in this process (a cluster from make cluster-up, PROVIDER=existing).
 	Nodes *NodeCreation `json:"nodes,omitempty"`
+}
+
+// Admission is the admission controller of a stack run: its kind (kueue,
+// or the crafted broken stack kueue-partial), what it is, and its version.
+type Admission struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	About   string `json:"about,omitempty"`
+	// Broken says that it is a crafted broken stack, not a product.
+	Broken bool `json:"broken,omitempty"`
 }
 
 // NodeCreation is how long the harness took to create a cluster's nodes and

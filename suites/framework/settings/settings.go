@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gangconf/gangconf/fixtures"
+	"github.com/gangconf/gangconf/suites/framework/admission"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
@@ -69,6 +70,13 @@ type Settings struct {
 	// kwok cluster's API server.
 	APIServerEnv  map[string]string
 	APIServerArgs map[string]string
+	// Admission is the admission controller in front of the scheduler
+	// (package admission): "" for none, kueue, or the crafted broken stack
+	// kueue-partial. KueueModule is the Go module that pins Kueue, KueueBin
+	// its manager built from it.
+	Admission   string
+	KueueModule string
+	KueueBin    string
 }
 
 // Environment variable names, shared by the Makefile, the CLI and the suites.
@@ -90,6 +98,9 @@ const (
 	EnvSchedulerConf = "SCHEDULER_CONFIG"
 	EnvSchedulerArgs = "SCHEDULER_ARGS"
 	EnvKindNodeImage = "KIND_NODE_IMAGE"
+	EnvAdmission     = "ADMISSION"
+	EnvKueueModule   = "KUEUE_MODULE"
+	EnvKueueBin      = "KUEUE_BIN"
 )
 
 // FromEnv reads settings from the environment, with the Makefile's defaults.
@@ -119,6 +130,10 @@ func FromEnv() Settings {
 		SchedulerConfig:     os.Getenv(EnvSchedulerConf),
 		SchedulerArgs:       os.Getenv(EnvSchedulerArgs),
 		KindNodeImage:       os.Getenv(EnvKindNodeImage),
+
+		Admission:   os.Getenv(EnvAdmission),
+		KueueModule: get(EnvKueueModule, "suites/framework/admission/kueue"),
+		KueueBin:    os.Getenv(EnvKueueBin),
 	}
 }
 
@@ -134,7 +149,40 @@ func (s *Settings) Validate() error {
 	if kindErr != nil {
 		return kindErr
 	}
-	return s.validateScheduler(k)
+	if err := s.validateScheduler(k); err != nil {
+		return err
+	}
+	return s.validateAdmission()
+}
+
+// validateAdmission checks ADMISSION: a known kind, on a cluster the harness
+// makes (it installs Kueue's CRDs and webhooks there and removes them with
+// it), with Kueue's module and manager at hand.
+func (s *Settings) validateAdmission() error {
+	if s.Admission == "" {
+		return nil
+	}
+	if _, err := admission.Lookup(s.Admission); err != nil {
+		return err
+	}
+	if s.Provider != "kwok" {
+		return fmt.Errorf("ADMISSION=%s runs Kueue against a kwok cluster the harness makes, not PROVIDER=%s: its CRDs and webhooks go with that cluster", s.Admission, s.Provider)
+	}
+	if _, err := os.Stat(filepath.Join(s.KueueModule, "go.mod")); err != nil {
+		return fmt.Errorf("ADMISSION=%s needs KUEUE_MODULE=<the Go module that pins Kueue, suites/framework/admission/kueue>; %s has no go.mod", s.Admission, s.KueueModule)
+	}
+	if st, err := os.Stat(s.KueueBinary()); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("ADMISSION=%s needs Kueue's manager at %s: build it with make build-kueue", s.Admission, s.KueueBinary())
+	}
+	return nil
+}
+
+// KueueBinary is Kueue's manager: KUEUE_BIN, or kueue in BIN_DIR.
+func (s Settings) KueueBinary() string {
+	if s.KueueBin != "" {
+		return s.KueueBin
+	}
+	return filepath.Join(s.BinDir, "kueue")
 }
 
 // validateProvider checks what the provider needs, and on kind that the

@@ -38,6 +38,14 @@ func TestBadSettingsAreRejectedWithWhatToDo(t *testing.T) {
 			s.ClusterMode, s.Provider, s.Kubeconfig = "upstream", "existing", fakeapi.Kubeconfig(t)
 		}, "CLUSTER_MODE=upstream is a kwok cluster the harness makes (PROVIDER=kwok), not PROVIDER=existing"},
 		{"unknown scheduler", func(s *Settings) { s.Scheduler = "volcano" }, `unknown SCHEDULER "volcano"`},
+		{"unknown admission controller", func(s *Settings) { s.Admission = "volcano" }, `unknown ADMISSION "volcano" (known: kueue, kueue-partial`},
+		{"admission on an existing cluster", func(s *Settings) {
+			s.Admission, s.Scheduler, s.SchedulerName, s.Provider, s.Kubeconfig = "kueue", "external", "x", "existing", fakeapi.Kubeconfig(t)
+		}, "ADMISSION=kueue runs Kueue against a kwok cluster the harness makes, not PROVIDER=existing"},
+		{"admission without its module", func(s *Settings) { s.Admission, s.KueueModule = "kueue", t.TempDir() }, "needs KUEUE_MODULE="},
+		{"admission without Kueue's manager", func(s *Settings) {
+			s.Admission, s.KueueModule = "kueue", "../admission/kueue"
+		}, "/kueue: build it with make build-kueue"},
 		{"unknown provider", func(s *Settings) { s.Provider = "gke" }, `unknown PROVIDER "gke"`},
 		{"missing control plane binary", func(s *Settings) { s.BinDir = binDir(t, "kube-apiserver") }, "kube-apiserver not found (run `make build` first)"},
 		{"missing scheduler binary", func(s *Settings) { s.BinDir = binDir(t, "reference-scheduler") }, "reference-scheduler not found"},
