@@ -107,3 +107,29 @@ func TestTimesKeepsSmallRatiosReadable(t *testing.T) {
 		}
 	}
 }
+
+// The comparison says which kind of cluster gangconf's side ran on: kwok's
+// pod status writes in the realistic mode, none in the upstream mode.
+func TestUpstreamComparisonNamesGangconfsClusterMode(t *testing.T) {
+	m := load(t, upstream)
+	if m.Upstream == nil || m.Upstream.Gangconf == nil {
+		t.Fatalf("no comparison; problems: %v", m.Problems)
+	}
+	realistic, upstreamMode := "also serves kwok's pod status writes", "on a kwok cluster in upstream mode"
+	for _, c := range []struct{ mode, want, not string }{{"", realistic, upstreamMode}, {"realistic", realistic, upstreamMode}, {"upstream", upstreamMode, realistic}} {
+		m.Upstream.Gangconf.ClusterMode = c.mode
+		md, err := m.Markdown()
+		if err != nil {
+			t.Fatal(err)
+		}
+		html, err := m.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, doc := range map[string]string{"report.md": string(md), "report.html": string(html)} {
+			if !strings.Contains(doc, c.want) || strings.Contains(doc, c.not) {
+				t.Errorf("mode %q: %s should say %q and not %q", c.mode, name, c.want, c.not)
+			}
+		}
+	}
+}
