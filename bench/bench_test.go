@@ -323,7 +323,8 @@ func TestWriteAndPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each gang's row ends with when it was complete, to line it up with logs.
-	if want := "demo,8gpu,sequential,gang,4,9,49.000,4.900,2026-12-01T12:00:04.000009Z\n"; !strings.Contains(string(csv), want) {
+	// The preemption columns follow, zero for a workload of plain gangs.
+	if want := "demo,8gpu,sequential,gang,4,9,49.000,4.900,2026-12-01T12:00:04.000009Z,0.000,0.000,0.000,0\n"; !strings.Contains(string(csv), want) {
 		t.Errorf("demo.csv lacks %q:\n%s", want, csv)
 	}
 	for _, f := range []string{"demo.json", "demo.csv", "bench.txt", "demo-latency.svg", "demo-latency.png", "demo-spread.svg", "demo-throughput.png"} {

@@ -20,6 +20,11 @@ type GangTimes struct {
 	// First and Last are when the first and the last member was seen bound,
 	// on the harness's monotonic clock.
 	First, Last time.Time
+	// Gone counts members seen deleted; FirstMarked is when the first was
+	// seen marked for eviction (condition DisruptionTarget) or gone, LastGone
+	// when the last was seen gone.
+	Gone                  int
+	FirstMarked, LastGone time.Time
 }
 
 // Collector records, from a watch on pods, the moment each pod is first seen
@@ -47,6 +52,14 @@ func StartCollector(ctx context.Context, cs kubernetes.Interface, namespace stri
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { c.Observe(o.(*corev1.Pod), time.Now()) },
 		UpdateFunc: func(_, o any) { c.Observe(o.(*corev1.Pod), time.Now()) },
+		DeleteFunc: func(o any) {
+			if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = d.Obj
+			}
+			if p, ok := o.(*corev1.Pod); ok {
+				c.ObserveGone(p, time.Now())
+			}
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -70,6 +83,9 @@ func (c *Collector) Observe(p *corev1.Pod, at time.Time) {
 	if p.Spec.NodeName == "" {
 		return
 	}
+	if p.DeletionTimestamp != nil || disruptionTarget(p) {
+		c.mark(p, at)
+	}
 	key := p.Namespace + "/" + p.Name
 	name := p.Labels[gang.LabelGang]
 	c.mu.Lock()
@@ -79,16 +95,81 @@ func (c *Collector) Observe(p *corev1.Pod, at time.Time) {
 	}
 	c.seen[key] = true
 	c.total++
-	g := c.gangs[name]
-	if g == nil {
-		g = &GangTimes{First: at}
-		c.gangs[name] = g
+	g := c.gang(name)
+	if g.Bound == 0 {
+		g.First = at
 	}
 	g.Bound++
 	g.Last = at
 	// Wake every waiter; each rechecks its own gang.
 	close(c.notify)
 	c.notify = make(chan struct{})
+}
+
+// disruptionTarget says whether the pod carries DisruptionTarget=True, as
+// the scheduler marks a victim before deleting it.
+func disruptionTarget(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// mark records the first member of the pod's gang seen marked for eviction.
+func (c *Collector) mark(p *corev1.Pod, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.gang(p.Labels[gang.LabelGang])
+	if g.FirstMarked.IsZero() {
+		g.FirstMarked = at
+	}
+}
+
+// gang is the gang's record, made on first use; c.mu is held.
+func (c *Collector) gang(name string) *GangTimes {
+	g := c.gangs[name]
+	if g == nil {
+		g = &GangTimes{}
+		c.gangs[name] = g
+	}
+	return g
+}
+
+// ObserveGone records a pod seen deleted at the given time.
+func (c *Collector) ObserveGone(p *corev1.Pod, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.gang(p.Labels[gang.LabelGang])
+	g.Gone++
+	g.LastGone = at
+	if g.FirstMarked.IsZero() {
+		g.FirstMarked = at
+	}
+	close(c.notify)
+	c.notify = make(chan struct{})
+}
+
+// WaitGone blocks until n members of the gang are seen deleted.
+func (c *Collector) WaitGone(ctx context.Context, gang string, n int) (GangTimes, error) {
+	for {
+		c.mu.Lock()
+		g, wake := c.gangs[gang], c.notify
+		var got GangTimes
+		if g != nil {
+			got = *g
+		}
+		c.mu.Unlock()
+		if got.Gone >= n {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return got, fmt.Errorf("gang %s: %d of %d members gone: %w", gang, got.Gone, n, ctx.Err())
+		case <-wake:
+		}
+	}
 }
 
 // Total is how many pods have been seen bound.

@@ -109,6 +109,9 @@ func DataItemsOf(r *results.Result) results.DataItems {
 		out.DataItems = append(out.DataItems,
 			item(results.ItemGangLatency, name, sr, summarize(sortedMs(sr.Gangs, latency), percentile), nil),
 			item(results.ItemBindSpread, name, sr, summarize(sortedMs(sr.Gangs, spread), percentile), nil))
+		if isPreemption(r.Scenario, sr.Workload) {
+			out.DataItems = append(out.DataItems, preemptionItems(name, sr)...)
+		}
 		tp := append([]float64(nil), sr.Throughput...)
 		sort.Float64s(tp)
 		out.DataItems = append(out.DataItems, item(results.ItemThroughput, name, sr, summarize(tp, nearestRank), nil))
@@ -180,15 +183,21 @@ func WriteGoBench(w io.Writer, r *results.Result) error {
 	return nil
 }
 
+func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) }
+
 // WriteCSV writes every gang's timings.
 func WriteCSV(w io.Writer, r *results.Result) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms", "complete"})
+	// The preemption columns come last, zero outside preemption workloads,
+	// so that readers of the earlier columns are unaffected.
+	_ = cw.Write([]string{"scenario", "workload", "mode", "policy", "size", "gang", "latency_ms", "bind_spread_ms", "complete",
+		"first_eviction_ms", "victims_gone_ms", "preemptor_bound_ms", "victims"})
 	for _, sr := range r.Sizes {
 		for _, g := range sr.Gangs {
 			_ = cw.Write([]string{r.Scenario.Name, sr.Workload, sr.Mode, sr.Policy, strconv.Itoa(sr.Size), strconv.Itoa(g.Index),
-				strconv.FormatFloat(float64(g.Latency)/1e6, 'f', 3, 64), strconv.FormatFloat(float64(g.Spread)/1e6, 'f', 3, 64),
-				g.Complete.UTC().Format(time.RFC3339Nano)})
+				ms(g.Latency), ms(g.Spread),
+				g.Complete.UTC().Format(time.RFC3339Nano),
+				ms(g.FirstEviction), ms(g.VictimsGone), ms(g.PreemptorBound), strconv.Itoa(g.Victims)})
 		}
 	}
 	cw.Flush()

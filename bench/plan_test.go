@@ -26,7 +26,7 @@ func TestBadBenchPlansAreRejectedWithWhatToDo(t *testing.T) {
 		env       map[string]string
 		want      string
 	}{
-		{"unknown scenario", "reference", map[string]string{"SCENARIO": "nope"}, `unknown scenario "nope" (known: gang-size-sweep, gang-size-sweep-15k, smoke, upstream-gangs)`},
+		{"unknown scenario", "reference", map[string]string{"SCENARIO": "nope"}, `unknown scenario "nope" (known: gang-size-sweep, gang-size-sweep-15k, smoke, upstream-gangs, workload-preemption)`},
 		{"sizes that are no numbers", "reference", map[string]string{"SCENARIO": "smoke", "SIZES": "8x"}, `SIZES="8x": want a comma list of whole numbers`},
 		{"a size of zero", "reference", map[string]string{"SCENARIO": "smoke", "SIZES": "0"}, `SIZES="0": want a comma list of whole numbers`},
 		{"sizes the scenario lacks", "reference", map[string]string{"SCENARIO": "smoke", "SIZES": "3"},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,6 +27,11 @@ type series struct {
 // figure is one plot against PodGroup size.
 type figure struct {
 	file, title, ylabel string
+	// xlabel, if set, replaces the PodGroup size's label.
+	xlabel string
+	// dashed, if set, draws the series whose name ends with it dashed, so
+	// that a line lying on another stays visible.
+	dashed string
 	// logY draws the y axis in log scale: latencies span milliseconds to
 	// seconds across sizes.
 	logY   bool
@@ -44,6 +51,8 @@ func figures(r *results.Result) []figure {
 	srv := figure{file: r.Scenario.Name + "-cycle", title: "Scheduling attempt (server side, buckets x2 from 1ms) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true}
 	tp := figure{file: r.Scenario.Name + "-throughput", title: "Throughput - " + r.Scenario.Name, ylabel: "pods/s"}
 	spr := figure{file: r.Scenario.Name + "-spread", title: "Bind spread (last bind - first bind) - " + r.Scenario.Name, ylabel: "ms"}
+	pre := figure{file: r.Scenario.Name + "-preemption", title: "Preemption latency and its parts (p50, client side) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true,
+		xlabel: "victim PodGroup size (pods)", dashed: " total"}
 	byWorkload := map[string][]results.SizeResult{}
 	var order []string
 	for _, sr := range r.Sizes {
@@ -57,6 +66,10 @@ func figures(r *results.Result) []figure {
 		if len(srs) < 2 {
 			continue
 		}
+		preemption := isPreemption(r.Scenario, w)
+		if preemption {
+			pre.series = append(pre.series, preemptionSeries(w, srs)...)
+		}
 		for _, ql := range quantileLines {
 			var l, s, c plotter.XYs
 			for _, sr := range srs {
@@ -67,7 +80,10 @@ func figures(r *results.Result) []figure {
 					c = append(c, plotter.XY{X: x, Y: v * 1000})
 				}
 			}
-			lat.series = append(lat.series, series{w + " " + ql.tag, l})
+			// A preemption's latency has its own figure, with its parts.
+			if !preemption {
+				lat.series = append(lat.series, series{w + " " + ql.tag, l})
+			}
 			spr.series = append(spr.series, series{w + " " + ql.tag, s})
 			if len(c) > 0 {
 				srv.series = append(srv.series, series{w + " " + ql.tag, c})
@@ -89,12 +105,31 @@ func figures(r *results.Result) []figure {
 		}
 	}
 	var out []figure
-	for _, f := range []figure{lat, srv, tp, spr} {
+	for _, f := range []figure{lat, srv, tp, spr, pre} {
 		if len(f.series) > 0 {
 			out = append(out, f)
 		}
 	}
 	return append(out, costFigures(r)...)
+}
+
+// preemptionSeries are a preemption workload's lines: the two parts of
+// the preemption latency and the latency, p50 against the victim gang's
+// size.
+func preemptionSeries(w string, srs []results.SizeResult) []series {
+	var out []series
+	for _, part := range []struct {
+		tag  string
+		pick func(results.GangResult) time.Duration
+	}{{"victims gone", victimsGone}, {"preemptor bound", preemptorBound}, {"total", latency}} {
+		var pts plotter.XYs
+		for _, sr := range srs {
+			pts = append(pts, plotter.XY{X: float64(sr.Size), Y: percentile(sortedMs(sr.Gangs, part.pick), .5)})
+		}
+		// The total is the later part, so it lies on one of them.
+		out = append(out, series{w + " " + part.tag, pts})
+	}
+	return out
 }
 
 // Plot draws the scenario's figures into dir as SVG and PNG, and returns
@@ -105,6 +140,9 @@ func Plot(dir string, r *results.Result) ([]string, error) {
 		p := plot.New()
 		p.Title.Text = f.title
 		p.X.Label.Text = "PodGroup size (pods)"
+		if f.xlabel != "" {
+			p.X.Label.Text = f.xlabel
+		}
 		p.Y.Label.Text = f.ylabel
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = log2Ticks{}
@@ -128,6 +166,9 @@ func Plot(dir string, r *results.Result) ([]string, error) {
 			}
 			c := palette[i%len(palette)]
 			line.Color, points.Color = c, c
+			if f.dashed != "" && strings.HasSuffix(s.name, f.dashed) {
+				line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+			}
 			points.Shape = draw.CircleGlyph{}
 			p.Add(line, points)
 			p.Legend.Add(s.name, line, points)

@@ -77,6 +77,15 @@ func Run(ctx context.Context, t Target, s *results.Scenario, logf func(string, .
 	meter := StartCostMeter(t.Processes)
 	res := &results.Result{Scenario: s, Beside: t.Beside}
 	pc := &pacer{Pacing: &res.Pacing}
+	undoPreemption, err := preparePreemption(ctx, t.Client, s)
+	if err != nil {
+		meter.Stop()
+		return nil, err
+	}
+	if undoPreemption != nil {
+		// Also on failure: the slices' labels would pin nothing else.
+		defer func() { _ = undoPreemption(context.WithoutCancel(ctx)) }()
+	}
 	runs, err := startWorkloads(ctx, t, s)
 	stop := func() {
 		stopCollectors(runs)
@@ -170,7 +179,8 @@ func workloadRuns(t Target, s *results.Scenario) []*workloadRun {
 	var out []*workloadRun
 	for _, w := range s.Workloads {
 		out = append(out, &workloadRun{Workload: w, t: t})
-		if t.Beside != nil {
+		// A binder beside the scheduler preempts nothing.
+		if t.Beside != nil && w.Preemption == nil {
 			w.Name = results.TwinName(w.Name, t.Beside.Name)
 			out = append(out, &workloadRun{Workload: w, t: t.twin()})
 		}
@@ -280,6 +290,9 @@ func runSequential(ctx context.Context, t Target, runs []*workloadRun, p *pacer,
 // records its timings and the scheduler's histograms meanwhile, and removes
 // it again.
 func runOneGang(ctx context.Context, t Target, r *workloadRun, sr *results.SizeResult, i int, p *pacer) error {
+	if r.Preemption != nil {
+		return runOnePreemption(ctx, t, r, sr, i, p)
+	}
 	g := newGang(t, r.ns, r.Workload, sr.Size, i)
 	before := t.scrape(ctx)
 	cpu := cpuSnapshot(t.Processes)

@@ -113,6 +113,11 @@ func Validate(s *results.Scenario) error {
 				return fmt.Errorf("workload %s: %w", w.Name, err)
 			}
 		}
+		if w.Preemption != nil {
+			if err := validatePreemption(s, w, shape.Capacity, prof.Nodes.Count); err != nil {
+				return fmt.Errorf("workload %s: %w", w.Name, err)
+			}
+		}
 		perNode := podsPerNode(shape.Capacity, w.Requests)
 		capacity := perNode * prof.Nodes.Count
 		for _, size := range w.Sizes {

@@ -63,7 +63,7 @@ func sampled(sr results.SizeResult, metric string) bool {
 	switch metric {
 	case results.ItemThroughput:
 		return len(sr.Throughput) > 0
-	case results.ItemGangLatency, results.ItemBindSpread:
+	case results.ItemGangLatency, results.ItemBindSpread, results.ItemVictimsGone, results.ItemPreemptorBound, results.ItemFirstEviction:
 		return len(sr.Gangs) > 0
 	}
 	// The server-side items exist only when their histogram counted some.

@@ -10,11 +10,18 @@ const (
 	ItemThroughput  = "SchedulingThroughput"
 	ItemAttempt     = "PodGroupSchedulingAttempt"
 	ItemAlgorithm   = "PodGroupSchedulingAlgorithm"
+	// A preemption workload's GangLatency is the preemption latency (the
+	// preemptor complete to its victims gone and it bound); these are its
+	// two parts, and the first eviction.
+	ItemVictimsGone    = "PreemptionVictimsGone"
+	ItemPreemptorBound = "PreemptionPreemptorBound"
+	ItemFirstEviction  = "PreemptionFirstEviction"
 )
 
 var units = map[string]string{
 	ItemGangLatency: "ms", ItemBindSpread: "ms", ItemThroughput: "pods/s",
 	ItemAttempt: "ms", ItemAlgorithm: "ms",
+	ItemVictimsGone: "ms", ItemPreemptorBound: "ms", ItemFirstEviction: "ms",
 }
 
 // Unit is the unit of a metric's DataItems; ok is false for a metric that

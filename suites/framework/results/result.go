@@ -18,6 +18,15 @@ type GangResult struct {
 	// Complete is when the gang was complete (the wall clock, so that a
 	// gang can be lined up with the components' logs).
 	Complete time.Time `json:"complete"`
+	// Preemption workloads only (Workload.Preemption), each from Complete:
+	// to the first victim pod marked or gone (FirstEviction), to the last
+	// victim pod gone (VictimsGone), and to the preemptor's last member
+	// bound (PreemptorBound); Latency is the later of the last two. Victims
+	// is how many victim pods were gone then.
+	FirstEviction  time.Duration `json:"firstEvictionNs,omitempty"`
+	VictimsGone    time.Duration `json:"victimsGoneNs,omitempty"`
+	PreemptorBound time.Duration `json:"preemptorBoundNs,omitempty"`
+	Victims        int           `json:"victims,omitempty"`
 }
 
 // SizeResult is everything measured for one workload at one size.

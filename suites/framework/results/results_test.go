@@ -46,9 +46,10 @@ func keys(t *testing.T, v any) []string {
 func TestResultFileFieldNames(t *testing.T) {
 	one := 1.0
 	r := Result{
-		Scenario:    &Scenario{Name: "s", Workloads: []Workload{{Name: "w", Gangs: []GangCount{{MaxSize: 1, Count: 1}}, Thresholds: []Threshold{{Sizes: []int{1}, Max: &one}}}}},
+		Scenario: &Scenario{Name: "s", Workloads: []Workload{{Name: "w", Gangs: []GangCount{{MaxSize: 1, Count: 1}}, Thresholds: []Threshold{{Sizes: []int{1}, Max: &one}},
+			Preemption: &Preemption{}}}},
 		Environment: &Environment{Nodes: &NodeCreation{}},
-		Sizes:       []SizeResult{{Gangs: []GangResult{{}}, Throughput: []float64{1}}},
+		Sizes:       []SizeResult{{Gangs: []GangResult{{FirstEviction: 1, VictimsGone: 1, PreemptorBound: 1, Victims: 1}}, Throughput: []float64{1}}},
 		Cost:        []Cost{{}},
 		Beside:      &Beside{},
 		Pacing:      Pacing{Calibration: Calibration{CPU: []time.Duration{1}, Memory: []time.Duration{1}}},
@@ -58,12 +59,14 @@ func TestResultFileFieldNames(t *testing.T) {
 		scenario.workloads.name scenario.workloads.policy scenario.workloads.mode scenario.workloads.sizes scenario.workloads.gangs
 		scenario.workloads.gangs.maxSize scenario.workloads.gangs.count scenario.workloads.requests scenario.workloads.thresholds
 		scenario.workloads.thresholds.metric scenario.workloads.thresholds.bucket scenario.workloads.thresholds.sizes scenario.workloads.thresholds.max
+		scenario.workloads.preemption scenario.workloads.preemption.disruptionMode scenario.workloads.preemption.preemptorPercent
 		environment environment.date environment.gangconfCommit environment.kubernetesVersion environment.provider environment.scheduler
 		environment.scheduler.name environment.scheduler.schedulerName environment.machine environment.machine.cpuModel environment.machine.cores
 		environment.machine.memoryKiB environment.machine.os environment.machine.kernel environment.machine.go
 		environment.nodes environment.nodes.count environment.nodes.createdNs environment.nodes.readyNs
 		sizes sizes.workload sizes.mode sizes.policy sizes.size sizes.gangs sizes.gangs.workload sizes.gangs.size sizes.gangs.index
 		sizes.gangs.latencyNs sizes.gangs.bindSpreadNs sizes.gangs.complete sizes.throughput
+		sizes.gangs.firstEvictionNs sizes.gangs.victimsGoneNs sizes.gangs.preemptorBoundNs sizes.gangs.victims
 		cost cost.process cost.cpuSeconds cost.peakRSSMiB podsBound beside beside.name beside.schedulerName
 		pacing pacing.waits pacing.waitedNs pacing.creatingNs pacing.removingNs pacing.unquiet pacing.collections
 		pacing.calibration pacing.calibration.cpuNs pacing.calibration.memoryNs tookNs

@@ -31,6 +31,44 @@ type Workload struct {
 	Requests corev1.ResourceList `json:"requests"`
 	// Thresholds fail the run when one of its figures crosses them.
 	Thresholds []Threshold `json:"thresholds,omitempty"`
+	// Preemption, when set, makes each gang of this (sequential, gang)
+	// workload a preemption: nil for a workload of plain gangs.
+	Preemption *Preemption `json:"preemption,omitempty"`
+}
+
+// Preemption describes a workload-aware preemption measurement: for each
+// gang of a size, a low-priority victim gang of that size fills a slice of
+// nodes of its own, then a high-priority preemptor gang of the same pod
+// requests, pinned to that slice, fits only by evicting victims.
+type Preemption struct {
+	// DisruptionMode of the victim gang: all (the whole gang goes) or
+	// single (only the pods the preemptor needs).
+	DisruptionMode string `json:"disruptionMode"`
+	// PreemptorPercent is the preemptor's size in percent of the victim
+	// gang's, rounded up: below 100, all and single evict different counts.
+	PreemptorPercent int `json:"preemptorPercent"`
+}
+
+// Disruption modes of a victim gang.
+const (
+	DisruptionAll    = "all"
+	DisruptionSingle = "single"
+)
+
+// PreemptorSize is the preemptor's member count against victims of size.
+func (p Preemption) PreemptorSize(size int) int {
+	return (size*p.PreemptorPercent + 99) / 100
+}
+
+// Victims is how many victim pods the preemptor must evict, against a
+// victim gang of size that fills its nodes: all of them in mode all, one
+// per preemptor member in mode single (victim and preemptor pods ask for
+// the same).
+func (p Preemption) Victims(size int) int {
+	if p.DisruptionMode == DisruptionAll {
+		return size
+	}
+	return p.PreemptorSize(size)
 }
 
 // GangCount says how many gangs to run of sizes up to MaxSize (0: any size).
