@@ -29,7 +29,7 @@ SCHEDULER_RESTART_CMD ?=## SCHEDULER=external: a command that kills the schedule
 KUBECONFIG ?=## PROVIDER=existing: the cluster's kubeconfig
 LABEL_FILTER ?=## Ginkgo label filter, e.g. 'area:quorum'
 PROCS ?= 4## parallel Ginkgo processes
-SCENARIO ?=## bench scenarios, comma list (default: the standard set, gang-size-sweep): smoke, gang-size-sweep, upstream-gangs
+SCENARIO ?=## bench scenarios, comma list (default: the standard set, gang-size-sweep): smoke, gang-size-sweep, upstream-gangs, workload-preemption (opt-in)
 SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
 REPEATS ?= 1## bench: runs of each scenario on one cluster, pooled into one result
 BESIDE ?=## bench: ceiling runs the ceiling binder beside SCHEDULER, gang about gang, for ratios within one run
