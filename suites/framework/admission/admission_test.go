@@ -98,6 +98,12 @@ func TestCertsServeLoopbackAndTheRotatorsName(t *testing.T) {
 	if _, err := tls.X509KeyPair(c.CA, c.CAKey); err != nil {
 		t.Errorf("CA pair: %v", err)
 	}
+	// The rotator parses the CA key as PKCS #1.
+	if kb, _ := pem.Decode(c.CAKey); kb == nil {
+		t.Error("CA key is no PEM")
+	} else if _, err := x509.ParsePKCS1PrivateKey(kb.Bytes); err != nil {
+		t.Errorf("CA key as the rotator parses it: %v", err)
+	}
 	dir := filepath.Join(t.TempDir(), "certs")
 	if err := c.Write(dir); err != nil {
 		t.Fatal(err)

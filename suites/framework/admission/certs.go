@@ -1,9 +1,8 @@
 package admission
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -34,7 +33,9 @@ const certLifetime = 365 * 24 * time.Hour
 
 // MakeCerts makes a CA and a serving certificate for 127.0.0.1 and dnsName.
 func MakeCerts(dnsName string, now time.Time) (*Certs, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// RSA keys in PKCS #1: the only form Kueue's rotator (cert-controller)
+	// parses a CA key in.
+	caKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func MakeCerts(dnsName string, now time.Time) (*Certs, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +89,8 @@ func MakeCerts(dnsName string, now time.Time) (*Certs, error) {
 	return c, nil
 }
 
-func keyPEM(k *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalECPrivateKey(k)
-	if err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+func keyPEM(k *rsa.PrivateKey) ([]byte, error) {
+	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), nil
 }
 
 func serial() *big.Int {
