@@ -244,8 +244,17 @@ type BenchRow struct {
 	// over the baseline run's; zero without one.
 	Beside                           string
 	BesideRatio, BaselineBesideRatio float64
+	// Preemption holds a preemption workload's parts (results.Preemption);
+	// nil for any other workload. Its P50, P90 and P99 are the total.
+	Preemption *PreemptionParts
 	// name is the DataItems name the row came from.
 	name string
+}
+
+// PreemptionParts are the parts of a preemption workload's latency, ms,
+// each from the preemptor complete.
+type PreemptionParts struct {
+	FirstEvictionP50, VictimsGoneP50, VictimsGoneP90, BoundP50, BoundP90 float64
 }
 
 // UpstreamComparison is gangconf's figure over upstream scheduler_perf's,
@@ -826,6 +835,12 @@ func rows(items results.DataItems, base map[string]baselineFigures) []BenchRow {
 			if r.Mode == results.ModeConcurrent {
 				r.BaselineThroughputRatio = ratio(it.Data.Average, base[name].throughput)
 			}
+		case results.ItemFirstEviction:
+			r.preemption().FirstEvictionP50 = it.Data.Perc50
+		case results.ItemVictimsGone:
+			r.preemption().VictimsGoneP50, r.preemption().VictimsGoneP90 = it.Data.Perc50, it.Data.Perc90
+		case results.ItemPreemptorBound:
+			r.preemption().BoundP50, r.preemption().BoundP90 = it.Data.Perc50, it.Data.Perc90
 		case results.ItemAttempt:
 			r.ServerP50 = fmt.Sprintf("%.2f", it.Data.Perc50)
 			// Buckets reads "p50 in (1,2]ms p90 in ...": keep p50's bucket.
@@ -870,6 +885,25 @@ func pairBeside(rows []BenchRow) {
 			r.BesideRatio = ratio(r.P50, twin.P50)
 		}
 	}
+}
+
+// preemption is the row's preemption parts, made on first use.
+func (r *BenchRow) preemption() *PreemptionParts {
+	if r.Preemption == nil {
+		r.Preemption = &PreemptionParts{}
+	}
+	return r.Preemption
+}
+
+// PreemptionRows are the rows of preemption workloads.
+func (s Scenario) PreemptionRows() []BenchRow {
+	var out []BenchRow
+	for _, r := range s.Rows {
+		if r.Preemption != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // BesideRows are the rows with a ratio over a binder beside them.

@@ -471,6 +471,43 @@ func TestBesideRatiosWithinARunAndAgainstTheBaseline(t *testing.T) {
 	}
 }
 
+// A preemption workload's parts get a table of their own, beside the total
+// in the main table; a workload without them is not in it.
+func TestPreemptionPartsTable(t *testing.T) {
+	item := func(metric, name string, p50, p90 float64) results.DataItem {
+		return results.DataItem{Data: results.Summary{Perc50: p50, Perc90: p90},
+			Labels: map[string]string{"Metric": metric, "Name": name, "Size": "8", "Mode": results.ModeSequential}}
+	}
+	items := results.DataItems{DataItems: []results.DataItem{
+		item(results.ItemGangLatency, "p/all/size=8", 1980, 2110),
+		item(results.ItemFirstEviction, "p/all/size=8", 76, 90),
+		item(results.ItemVictimsGone, "p/all/size=8", 180, 230),
+		item(results.ItemPreemptorBound, "p/all/size=8", 1980, 2110),
+		item(results.ItemGangLatency, "p/plain/size=8", 500, 600),
+	}}
+	rs := rows(items, nil)
+	m := &Model{Bench: []Scenario{{Name: "p", Rows: rs}}}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| all | 8 | sequential |  | 1980.0 | 2110.0 |", "| all | 8 | 76.0 | 180.0 | 230.0 | 1980.0 | 2110.0 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "| plain | 8 | 0.0 |") {
+		t.Error("a workload without preemption is in the parts table")
+	}
+	html, err := m.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "<th>first eviction p50 ms</th>") {
+		t.Error("the HTML report lacks the parts table")
+	}
+}
+
 // A result that records its cluster's nodes gets each process's memory per
 // 1000 nodes and the nodes' creation rate, in both reports.
 func TestCostPer1000NodesAndNodeRates(t *testing.T) {
