@@ -82,11 +82,15 @@ var rejections = map[string]rejection{
 	"a `KUBECONFIG` that may not create PriorityClasses": {run: priorityClassesForbidden},
 	"a cluster without the PodGroup API":                 {run: clusterWithoutTheAPI},
 	// The check the suite's ReportBeforeSuite makes with Ginkgo's counts.
-	"`LABEL_FILTER='area:quourm'`":              {run: func(*testing.T) error { return settings.CheckLabelFilter("area:quourm", 0, 110) }},
-	"`SCENARIO=nope`":                           {env: env{"SCENARIO": "nope"}, bench: true},
-	"`SIZES=8x`":                                {env: env{"SCENARIO": "smoke", "SIZES": "8x"}, bench: true},
-	"`MUTANTS=nope`":                            {run: unknownMutant},
-	"`PRODUCT` without `contact_email_address`": {run: productWithoutContact},
+	"`LABEL_FILTER='area:quourm'`": {run: func(*testing.T) error { return settings.CheckLabelFilter("area:quourm", 0, 110) }},
+	"`SCENARIO=nope`":              {env: env{"SCENARIO": "nope"}, bench: true},
+	"`CLUSTER_MODE=upstream` with `make conformance`": {run: func(*testing.T) error {
+		_, err := harness.UpRun(context.Background(), settings.Settings{Provider: "kwok", ClusterMode: cluster.ModeUpstream}, "r1", func(string, ...any) {})
+		return err
+	}},
+	"`SIZES=8x`":     {env: env{"SCENARIO": "smoke", "SIZES": "8x"}, bench: true},
+	"`MUTANTS=nope`": {run: unknownMutant},
+	"`PRODUCT` without `contact_email_address`":                   {run: productWithoutContact},
 	"`SCHEDULER_RESTART_CMD` with a scheduler the harness starts": {env: env{"SCHEDULER_RESTART_CMD": "pkill kube-scheduler"}},
 	"a `SCHEDULER_RESTART_CMD` that fails":                        {run: restartCommandFails},
 	"a `SCHEDULER_NAME` nobody answers":                           {pkg: "suites/framework/harness", test: "TestNoSchedulerAnswersTheName"},

@@ -75,7 +75,20 @@ func Up(ctx context.Context, s settings.Settings, detached bool, logf func(strin
 // sure that something makes them Ready, and the scheduler's readiness probe
 // then lands on the run's probe node.
 func UpRun(ctx context.Context, s settings.Settings, runID string, logf func(string, ...any)) (*Env, error) {
+	if err := checkSuiteMode(s); err != nil {
+		return nil, err
+	}
 	return up(ctx, s, runID, false, logf)
+}
+
+// checkSuiteMode refuses a cluster mode the suites' specs cannot pass in:
+// they watch pods turn Running and rely on the controller manager.
+func checkSuiteMode(s settings.Settings) error {
+	if s.ClusterMode == cluster.ModeUpstream {
+		return fmt.Errorf("CLUSTER_MODE=%s is for benchmarks: its pods never turn Running and its controller manager runs no Job, PodGroup or garbage collection controllers; the conformance suites need CLUSTER_MODE=%s",
+			cluster.ModeUpstream, cluster.ModeRealistic)
+	}
+	return nil
 }
 
 func up(ctx context.Context, s settings.Settings, runID string, detached bool, logf func(string, ...any)) (env *Env, err error) {
