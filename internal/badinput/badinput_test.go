@@ -88,8 +88,15 @@ var rejections = map[string]rejection{
 		_, err := harness.UpRun(context.Background(), settings.Settings{Provider: "kwok", ClusterMode: cluster.ModeUpstream}, "r1", func(string, ...any) {})
 		return err
 	}},
-	"`SIZES=8x`":     {env: env{"SCENARIO": "smoke", "SIZES": "8x"}, bench: true},
-	"`MUTANTS=nope`": {run: unknownMutant},
+	"`SIZES=8x`":          {env: env{"SCENARIO": "smoke", "SIZES": "8x"}, bench: true},
+	"`ADMISSION=volcano`": {env: env{"ADMISSION": "volcano"}},
+	"`ADMISSION=kueue PROVIDER=existing`": {run: func(t *testing.T) error {
+		s := settingsOf(t, env{"PROVIDER": "existing", "KUBECONFIG": fakeapi.Kubeconfig(t), "ADMISSION": "kueue"})
+		return s.Validate()
+	}},
+	"a Kueue that exits at start":                                 {pkg: "suites/framework/admission", test: "TestKueueThatExitsAtStartSaysSo"},
+	"Kueue's CRDs that do not install":                            {pkg: "suites/framework/admission", test: "TestCRDsThatDoNotInstallSaySo"},
+	"`MUTANTS=nope`":                                              {run: unknownMutant},
 	"`PRODUCT` without `contact_email_address`":                   {run: productWithoutContact},
 	"`SCHEDULER_RESTART_CMD` with a scheduler the harness starts": {env: env{"SCHEDULER_RESTART_CMD": "pkill kube-scheduler"}},
 	"a `SCHEDULER_RESTART_CMD` that fails":                        {run: restartCommandFails},
@@ -255,7 +262,7 @@ func settingsOf(t *testing.T, vars env) settings.Settings {
 	}
 	for _, k := range []string{settings.EnvSchedulerName, settings.EnvKubeconfig, settings.EnvClusterName,
 		settings.EnvSchedulerCmd, settings.EnvSchedulerURL, settings.EnvSchedulerBin, settings.EnvSchedulerConf,
-		settings.EnvSchedulerArgs, settings.EnvKindNodeImage, settings.EnvRestartCmd, "SCENARIO", "SIZES", "REPEATS", "BESIDE"} {
+		settings.EnvSchedulerArgs, settings.EnvKindNodeImage, settings.EnvRestartCmd, settings.EnvAdmission, "SCENARIO", "SIZES", "REPEATS", "BESIDE"} {
 		all[k] = ""
 	}
 	for k, v := range vars {
