@@ -153,23 +153,7 @@ func (c *Collector) ObserveGone(p *corev1.Pod, at time.Time) {
 
 // WaitGone blocks until n members of the gang are seen deleted.
 func (c *Collector) WaitGone(ctx context.Context, gang string, n int) (GangTimes, error) {
-	for {
-		c.mu.Lock()
-		g, wake := c.gangs[gang], c.notify
-		var got GangTimes
-		if g != nil {
-			got = *g
-		}
-		c.mu.Unlock()
-		if got.Gone >= n {
-			return got, nil
-		}
-		select {
-		case <-ctx.Done():
-			return got, fmt.Errorf("gang %s: %d of %d members gone: %w", gang, got.Gone, n, ctx.Err())
-		case <-wake:
-		}
-	}
+	return c.wait(ctx, gang, n, "gone", func(g GangTimes) int { return g.Gone })
 }
 
 // Total is how many pods have been seen bound.
@@ -181,6 +165,12 @@ func (c *Collector) Total() int {
 
 // WaitGang blocks until n members of the gang are seen bound.
 func (c *Collector) WaitGang(ctx context.Context, gang string, n int) (GangTimes, error) {
+	return c.wait(ctx, gang, n, "bound", func(g GangTimes) int { return g.Bound })
+}
+
+// wait blocks until count of the gang's times reaches n, woken by each
+// change the watch records.
+func (c *Collector) wait(ctx context.Context, gang string, n int, what string, count func(GangTimes) int) (GangTimes, error) {
 	for {
 		c.mu.Lock()
 		g, wake := c.gangs[gang], c.notify
@@ -189,12 +179,12 @@ func (c *Collector) WaitGang(ctx context.Context, gang string, n int) (GangTimes
 			got = *g
 		}
 		c.mu.Unlock()
-		if got.Bound >= n {
+		if count(got) >= n {
 			return got, nil
 		}
 		select {
 		case <-ctx.Done():
-			return got, fmt.Errorf("gang %s: %d of %d members bound: %w", gang, got.Bound, n, ctx.Err())
+			return got, fmt.Errorf("gang %s: %d of %d members %s: %w", gang, count(got), n, what, ctx.Err())
 		case <-wake:
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,69 +118,19 @@ func Start(ctx context.Context, o Options, logf func(string, ...any)) (s *Stack,
 		}
 	}()
 	start := time.Now()
-	modDir, version, err := ModuleDir(ctx, o.Module)
+	r, err := render(ctx, o)
 	if err != nil {
 		return s, err
 	}
-	s.Version = version
-	webhookPort, err := scheduler.FreePort(0)
-	if err != nil {
+	s.Version = r.version
+	if err := s.install(ctx, o, r); err != nil {
 		return s, err
-	}
-	healthPort, err := scheduler.FreePort(0)
-	if err != nil {
-		return s, err
-	}
-	base := "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(webhookPort))
-	certs, err := MakeCerts(ServiceDNSName(), time.Now())
-	if err != nil {
-		return s, fmt.Errorf("kueue certificates: %w", err)
-	}
-	certDir := filepath.Join(o.RunDir, "kueue-certs")
-	if err := certs.Write(certDir); err != nil {
-		return s, fmt.Errorf("kueue certificates: %w", err)
-	}
-	crds, err := CRDs(modDir, base, certs.CA)
-	if err != nil {
-		return s, err
-	}
-	mut, val, err := Webhooks(modDir, base, certs.CA)
-	if err != nil {
-		return s, err
-	}
-	cfg, err := Config(ConfigOptions{CertDir: certDir, WebhookPort: webhookPort, HealthPort: healthPort})
-	if err != nil {
-		return s, err
-	}
-	cfgPath := filepath.Join(o.RunDir, "kueue-config.yaml")
-	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
-		return s, err
-	}
-
-	if err := s.installCRDs(ctx, crds); err != nil {
-		return s, err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, Labels: o.Labels}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return s, fmt.Errorf("kueue namespace %s: %w", Namespace, err)
-	}
-	s.ns = true
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: WebhookSecret, Namespace: Namespace}, Data: certs.Secret()}
-	if _, err := cs.CoreV1().Secrets(Namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		return s, fmt.Errorf("kueue certificate secret: %w", err)
-	}
-	s.webhook = true
-	if _, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, mut, metav1.CreateOptions{}); err != nil {
-		return s, fmt.Errorf("kueue webhooks: %w", err)
-	}
-	if _, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, val, metav1.CreateOptions{}); err != nil {
-		return s, fmt.Errorf("kueue webhooks: %w", err)
 	}
 
 	s.proc = &scheduler.Process{
 		Name: "kueue", Binary: o.Binary, LogPath: s.LogPath,
-		Args:     append(Args(cfgPath), "--kubeconfig="+o.Kubeconfig),
-		ReadyURL: "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(healthPort)) + "/readyz",
+		Args:     append(Args(r.configPath), "--kubeconfig="+o.Kubeconfig),
+		ReadyURL: "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(r.healthPort)) + "/readyz",
 	}
 	if err := s.proc.Start(false); err != nil {
 		return s, fmt.Errorf("start kueue %s: %w", o.Binary, err)
@@ -187,8 +138,84 @@ func Start(ctx context.Context, o Options, logf func(string, ...any)) (s *Stack,
 	if err := waitReady(ctx, s.proc, o.ReadyTimeout, s.webhooksAnswer); err != nil {
 		return s, err
 	}
-	logf("kueue %s ready in %s (webhooks on %s, log %s)", version, time.Since(start).Round(100*time.Millisecond), base, s.LogPath)
+	logf("kueue %s ready in %s (webhooks on %s, log %s)", r.version, time.Since(start).Round(100*time.Millisecond), r.base, s.LogPath)
 	return s, nil
+}
+
+// rendered is what Start writes and installs for one Kueue: its
+// certificates and configuration on disk, its CRDs and webhook
+// configurations pointed at its webhook server on loopback.
+type rendered struct {
+	version, base, configPath string
+	healthPort                int
+	certs                     *Certs
+	crds                      []*unstructured.Unstructured
+	mutating                  *admissionv1.MutatingWebhookConfiguration
+	validating                *admissionv1.ValidatingWebhookConfiguration
+}
+
+// render picks the ports, makes the certificates and writes the
+// configuration into o.RunDir, and renders the CRDs and webhook
+// configurations from Kueue's module.
+func render(ctx context.Context, o Options) (*rendered, error) {
+	modDir, version, err := ModuleDir(ctx, o.Module)
+	if err != nil {
+		return nil, err
+	}
+	webhookPort, err := scheduler.FreePort(0)
+	if err != nil {
+		return nil, err
+	}
+	healthPort, err := scheduler.FreePort(0)
+	if err != nil {
+		return nil, err
+	}
+	r := &rendered{version: version, healthPort: healthPort, base: "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(webhookPort))}
+	if r.certs, err = MakeCerts(ServiceDNSName(), time.Now()); err != nil {
+		return nil, fmt.Errorf("kueue certificates: %w", err)
+	}
+	certDir := filepath.Join(o.RunDir, "kueue-certs")
+	if err := r.certs.Write(certDir); err != nil {
+		return nil, fmt.Errorf("kueue certificates: %w", err)
+	}
+	if r.crds, err = CRDs(modDir, r.base, r.certs.CA); err != nil {
+		return nil, err
+	}
+	if r.mutating, r.validating, err = Webhooks(modDir, r.base, r.certs.CA); err != nil {
+		return nil, err
+	}
+	cfg, err := Config(ConfigOptions{CertDir: certDir, WebhookPort: webhookPort, HealthPort: healthPort})
+	if err != nil {
+		return nil, err
+	}
+	r.configPath = filepath.Join(o.RunDir, "kueue-config.yaml")
+	return r, os.WriteFile(r.configPath, cfg, 0o644)
+}
+
+// install creates the CRDs, Kueue's namespace, the secret that holds the
+// harness's certificates and the webhook configurations, noting each in s
+// for Stop.
+func (s *Stack) install(ctx context.Context, o Options, r *rendered) error {
+	if err := s.installCRDs(ctx, r.crds); err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace, Labels: o.Labels}}
+	if _, err := s.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kueue namespace %s: %w", Namespace, err)
+	}
+	s.ns = true
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: WebhookSecret, Namespace: Namespace}, Data: r.certs.Secret()}
+	if _, err := s.cs.CoreV1().Secrets(Namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kueue certificate secret: %w", err)
+	}
+	s.webhook = true
+	if _, err := s.cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, r.mutating, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kueue webhooks: %w", err)
+	}
+	if _, err := s.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, r.validating, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kueue webhooks: %w", err)
+	}
+	return nil
 }
 
 // waitReady waits until Kueue's readiness probe answers and webhooks, the
