@@ -163,6 +163,7 @@ func target(ctx context.Context, env *harness.Env) (bench.Target, error) {
 		t.Processes["scheduler"] = proc.PID()
 	}
 	if env.Kwok == nil {
+		t.Processes[harnessProcess] = os.Getpid()
 		return t, nil
 	}
 	if pid, err := env.Kwok.PID("kube-apiserver"); err == nil {
@@ -173,10 +174,17 @@ func target(ctx context.Context, env *harness.Env) (bench.Target, error) {
 	// time per pod the report compares: their memory per 1000 nodes is how
 	// the cluster's cost grows with its size.
 	t.Processes = maps.Clone(t.Quiet)
+	// gangbench itself creates the pods and watches them: metered too, so
+	// that what measuring cost stands beside what was measured, though no
+	// measurement waits for it to be quiet.
+	t.Processes[harnessProcess] = os.Getpid()
 	t.Collect = collectAPIServerGarbage(cs)
 	t.CollectionDelete = env.APIServerArgs != nil
 	return t, settle(ctx, t.Quiet)
 }
+
+// harnessProcess is gangbench's own name among the metered processes.
+const harnessProcess = "gangbench"
 
 // runScenario runs the scenario repeats times, writes the results of all
 // repeats together with their plots, and returns its thresholds' checks.
