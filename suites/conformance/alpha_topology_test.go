@@ -63,7 +63,12 @@ var _ = ginkgo.Describe("Topology-aware placement", ginkgo.Label("profile:alpha"
 		gomega.Expect(pl.Nodes).To(gomega.Equal([]string{sl.Nodes.Node(2).Name, sl.Nodes.Node(3).Name}), "both members are in rack-1")
 	})
 
-	ginkgo.It("places a gang in the rack that holds all its members, not one that holds only its quorum", func(ctx context.Context) {
+	// One retry: v1.37.2 now and then runs the group's cycle with one member
+	// though both were created, and the fence bound, before the PodGroup
+	// (bench/MEASUREMENTS.md, reliability); one member, the quorum, then fits
+	// any rack. The killers keep their power: a scheduler without the
+	// preference passes an attempt by chance once in 512.
+	ginkgo.It("places a gang in the rack that holds all its members, not one that holds only its quorum", ginkgo.FlakeAttempts(2), func(ctx context.Context) {
 		// Eight one-node racks, three times over: seven nodes with room for
 		// one 4-GPU member, the quorum; one for both. A scheduler that picks
 		// among the feasible racks without preferring the one that holds
