@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/gangconf/gangconf/suites/framework/proc"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -88,6 +89,15 @@ func ModuleDir(ctx context.Context, module string) (dir, version string, err err
 	return info.Dir, info.Version, nil
 }
 
+// CheckBinary says, with what to do, when Kueue's manager is not at path:
+// the settings check it before anything starts, Start again.
+func CheckBinary(kind, path string) error {
+	if !proc.IsExecutable(path) {
+		return fmt.Errorf("ADMISSION=%s needs Kueue's manager at %s: build it with make build-kueue", kind, path)
+	}
+	return nil
+}
+
 // Start installs Kueue in the cluster and runs its manager: CRDs, a
 // namespace with the certificates' Secret, webhook configurations by URL on
 // loopback, then the process, ready once its readiness probe answers and a
@@ -97,8 +107,8 @@ func Start(ctx context.Context, o Options, logf func(string, ...any)) (s *Stack,
 	if o.ReadyTimeout == 0 {
 		o.ReadyTimeout = 2 * time.Minute
 	}
-	if st, err := os.Stat(o.Binary); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("ADMISSION=%s needs Kueue's manager at %s: build it with make build-kueue", o.Kind.Name, o.Binary)
+	if err := CheckBinary(o.Kind.Name, o.Binary); err != nil {
+		return nil, err
 	}
 	cs, err := kubernetes.NewForConfig(o.Config)
 	if err != nil {

@@ -216,8 +216,7 @@ var ErrClusterExists = errors.New("cluster already exists")
 func CheckBinaries(dir string, names ...string) error {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		st, err := os.Stat(p)
-		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if !proc.IsExecutable(p) {
 			return fmt.Errorf("binary %s not found (run `make build` first)", p)
 		}
 	}

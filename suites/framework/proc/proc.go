@@ -135,6 +135,13 @@ func Interruptible(cmd *exec.Cmd) {
 	GroupCancel(cmd, syscall.SIGINT)
 }
 
+// IsExecutable says whether path is a file its owner, group or others may
+// run.
+func IsExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
 // GroupCancel makes cmd start in a process group of its own that gets sig,
 // whole, when cmd's context is done.
 func GroupCancel(cmd *exec.Cmd, sig syscall.Signal) {

@@ -17,6 +17,7 @@ import (
 	"github.com/gangconf/gangconf/suites/framework/admission"
 	"github.com/gangconf/gangconf/suites/framework/cluster"
 	"github.com/gangconf/gangconf/suites/framework/kinds"
+	"github.com/gangconf/gangconf/suites/framework/proc"
 	"github.com/gangconf/gangconf/suites/framework/scheduler"
 )
 
@@ -171,10 +172,7 @@ func (s *Settings) validateAdmission() error {
 	if _, err := os.Stat(filepath.Join(s.KueueModule, "go.mod")); err != nil {
 		return fmt.Errorf("ADMISSION=%s needs KUEUE_MODULE=<the Go module that pins Kueue, suites/framework/admission/kueue>; %s has no go.mod", s.Admission, s.KueueModule)
 	}
-	if st, err := os.Stat(s.KueueBinary()); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return fmt.Errorf("ADMISSION=%s needs Kueue's manager at %s: build it with make build-kueue", s.Admission, s.KueueBinary())
-	}
-	return nil
+	return admission.CheckBinary(s.Admission, s.KueueBinary())
 }
 
 // KueueBinary is Kueue's manager: KUEUE_BIN, or kueue in BIN_DIR.
@@ -183,6 +181,15 @@ func (s Settings) KueueBinary() string {
 		return s.KueueBin
 	}
 	return filepath.Join(s.BinDir, "kueue")
+}
+
+// checkModeOffKwok refuses a cluster mode only a kwok cluster the harness
+// makes can have, on another provider.
+func (s *Settings) checkModeOffKwok() error {
+	if s.ClusterMode == cluster.ModeUpstream {
+		return fmt.Errorf("CLUSTER_MODE=%s is a kwok cluster the harness makes (PROVIDER=kwok), not PROVIDER=%s", s.ClusterMode, s.Provider)
+	}
+	return nil
 }
 
 // validateProvider checks what the provider needs, and on kind that the
@@ -199,16 +206,15 @@ func (s *Settings) validateProvider(k kinds.Kind) error {
 		if err := cluster.CheckBinaries(s.BinDir, cluster.Binaries...); err != nil {
 			return err
 		}
-	case "kind", "existing":
-		if s.ClusterMode == cluster.ModeUpstream {
-			return fmt.Errorf("CLUSTER_MODE=%s is a kwok cluster the harness makes (PROVIDER=kwok), not PROVIDER=%s", s.ClusterMode, s.Provider)
-		}
-	}
-	switch s.Provider {
-	case "kwok":
 	case "kind":
+		if err := s.checkModeOffKwok(); err != nil {
+			return err
+		}
 		return s.validateKind(k)
 	case "existing":
+		if err := s.checkModeOffKwok(); err != nil {
+			return err
+		}
 		if s.Kubeconfig == "" {
 			return errors.New("PROVIDER=existing needs KUBECONFIG=<path to the cluster's kubeconfig>")
 		}
@@ -290,7 +296,7 @@ func (s *Settings) validateBinary() error {
 	}
 	// Not cluster.CheckBinaries: its fix, `make build`, builds only the
 	// harness's own binaries.
-	if st, err := os.Stat(s.SchedulerBin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	if !proc.IsExecutable(s.SchedulerBin) {
 		return fmt.Errorf("SCHEDULER_BIN %s is not an executable file: give the path of your kube-scheduler-compatible binary", s.SchedulerBin)
 	}
 	return nil
