@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,19 +54,8 @@ func figures(r *results.Result) []figure {
 	spr := figure{file: r.Scenario.Name + "-spread", title: "Bind spread (last bind - first bind) - " + r.Scenario.Name, ylabel: "ms"}
 	pre := figure{file: r.Scenario.Name + "-preemption", title: "Preemption latency and its parts (p50, client side) - " + r.Scenario.Name, ylabel: "ms (log scale)", logY: true,
 		xlabel: "victim PodGroup size (pods)", dashed: " total"}
-	byWorkload := map[string][]results.SizeResult{}
-	var order []string
-	for _, sr := range r.Sizes {
-		if _, ok := byWorkload[sr.Workload]; !ok {
-			order = append(order, sr.Workload)
-		}
-		byWorkload[sr.Workload] = append(byWorkload[sr.Workload], sr)
-	}
-	for _, w := range order {
-		srs := byWorkload[w]
-		if len(srs) < 2 {
-			continue
-		}
+	for _, cv := range curves(r) {
+		w, srs := cv.workload, cv.sizes
 		preemption := isPreemption(r.Scenario, w)
 		if preemption {
 			pre.series = append(pre.series, preemptionSeries(w, srs)...)
@@ -111,6 +101,29 @@ func figures(r *results.Result) []figure {
 		}
 	}
 	return append(out, costFigures(r)...)
+}
+
+// curve is one workload's sizes, as recorded.
+type curve struct {
+	workload string
+	sizes    []results.SizeResult
+}
+
+// curves are the workloads a plot draws a curve for, those of more than one
+// size, in the order they first ran.
+func curves(r *results.Result) []curve {
+	var out []curve
+	at := map[string]int{}
+	for _, sr := range r.Sizes {
+		i, ok := at[sr.Workload]
+		if !ok {
+			i = len(out)
+			at[sr.Workload] = i
+			out = append(out, curve{workload: sr.Workload})
+		}
+		out[i].sizes = append(out[i].sizes, sr)
+	}
+	return slices.DeleteFunc(out, func(c curve) bool { return len(c.sizes) < 2 })
 }
 
 // preemptionSeries are a preemption workload's lines: the two parts of

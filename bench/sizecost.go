@@ -46,19 +46,8 @@ var costProcesses = []struct{ process, label string }{
 // rises (flat is linear cost in the gang's size).
 func costFigures(r *results.Result) []figure {
 	f := figure{file: r.Scenario.Name + "-cpu-per-pod", title: "CPU time per pod bound (while gangs were placed) - " + r.Scenario.Name, ylabel: "ms of CPU per pod"}
-	var order []string
-	byWorkload := map[string][]results.SizeResult{}
-	for _, sr := range r.Sizes {
-		if _, ok := byWorkload[sr.Workload]; !ok {
-			order = append(order, sr.Workload)
-		}
-		byWorkload[sr.Workload] = append(byWorkload[sr.Workload], sr)
-	}
-	for _, w := range order {
-		srs := slices.Clone(byWorkload[w])
-		if len(srs) < 2 {
-			continue
-		}
+	for _, cv := range curves(r) {
+		w, srs := cv.workload, cv.sizes
 		slices.SortFunc(srs, func(a, b results.SizeResult) int { return a.Size - b.Size })
 		for _, cp := range costProcesses {
 			var pts plotter.XYs
