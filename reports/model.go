@@ -442,9 +442,9 @@ func stackName(dir string) string {
 		return StackProfile
 	}
 	a := env.Admission
-	name := a.Name
-	if name == "kueue" {
-		name = "Kueue"
+	name := a.Product
+	if name == "" {
+		name = a.Name
 	}
 	sched := env.Scheduler.Name
 	if sched == "" {
@@ -452,7 +452,7 @@ func stackName(dir string) string {
 	}
 	out := fmt.Sprintf("%s (%s %s in front of %s)", StackProfile, name, a.Version, sched)
 	if a.Broken {
-		out += ", a crafted broken stack"
+		out += fmt.Sprintf(", a crafted broken stack (%s)", a.Name)
 	}
 	return out
 }

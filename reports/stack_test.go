@@ -34,7 +34,7 @@ func withStack(t *testing.T, admission *results.Admission) string {
 }
 
 func TestStackRunHasAVerdictRowNamingItsAdmissionController(t *testing.T) {
-	m := load(t, withStack(t, &results.Admission{Name: "kueue", Version: "v0.17.0"}))
+	m := load(t, withStack(t, &results.Admission{Name: "kueue", Product: "Kueue", Version: "v0.17.0"}))
 	if len(m.Verdicts) != len(Profiles)+1 {
 		t.Fatalf("verdicts = %+v: want the profiles' and the stack's", m.Verdicts)
 	}
@@ -50,8 +50,8 @@ func TestStackRunHasAVerdictRowNamingItsAdmissionController(t *testing.T) {
 		t.Errorf("report.md has no stack verdict row:\n%s", md)
 	}
 
-	broken := load(t, withStack(t, &results.Admission{Name: "kueue-partial", Version: "v0.17.0", Broken: true}))
-	if got := broken.Verdicts[len(Profiles)].Profile; got != "stack (kueue-partial v0.17.0 in front of reference), a crafted broken stack" {
+	broken := load(t, withStack(t, &results.Admission{Name: "kueue-partial", Product: "Kueue", Version: "v0.17.0", Broken: true}))
+	if got := broken.Verdicts[len(Profiles)].Profile; got != "stack (Kueue v0.17.0 in front of reference), a crafted broken stack (kueue-partial)" {
 		t.Errorf("broken stack's row = %q", got)
 	}
 }

@@ -16,6 +16,9 @@ import (
 // Kind is one value of ADMISSION.
 type Kind struct {
 	Name string
+	// Product is what runs, as its makers write it: the report's stack row
+	// names it.
+	Product string
 	// About says in one line what it is.
 	About string
 	// Broken says that it is a crafted broken stack: the stack profile's
@@ -45,8 +48,8 @@ const (
 )
 
 var all = []Kind{
-	{Name: Kueue, About: "Kueue " + KueueVersion + " admits Jobs against a ClusterQueue's quota, then the scheduler places their pods"},
-	{Name: KueuePartial, Broken: true, MinParallelism: "1",
+	{Name: Kueue, Product: "Kueue", About: "Kueue " + KueueVersion + " admits Jobs against a ClusterQueue's quota, then the scheduler places their pods"},
+	{Name: KueuePartial, Product: "Kueue", Broken: true, MinParallelism: "1",
 		About: "crafted broken stack: Kueue " + KueueVersion + " with every Job allowing partial admission (job-min-parallelism=1): a short quota runs part of a gang"},
 }
 

@@ -30,6 +30,11 @@ func TestLookupNamesTheKnownKinds(t *testing.T) {
 	if err != nil || !k.Broken || k.MinParallelism == "" {
 		t.Fatalf("kueue-partial: %+v, %v: want a broken stack that sets job-min-parallelism", k, err)
 	}
+	for _, k := range All() {
+		if k.Product == "" || k.About == "" {
+			t.Errorf("%s names no product or says nothing about itself: the report's stack row needs both", k.Name)
+		}
+	}
 	_, err = Lookup("volcano")
 	if err == nil || !strings.Contains(err.Error(), `unknown ADMISSION "volcano" (known: kueue, kueue-partial`) {
 		t.Fatalf("got %v", err)

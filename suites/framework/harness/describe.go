@@ -33,7 +33,7 @@ func (e *Env) Describe(ctx context.Context) results.Environment {
 	e.describeKind(&out)
 	out.Nodes = e.NodeCreation
 	if a := e.Admission; a != nil {
-		out.Admission = &results.Admission{Name: a.Kind.Name, Version: a.Version, About: a.Kind.About, Broken: a.Kind.Broken}
+		out.Admission = &results.Admission{Name: a.Kind.Name, Product: a.Kind.Product, Version: a.Version, About: a.Kind.About, Broken: a.Kind.Broken}
 	}
 	if p := e.SchedulerProcess; p != nil {
 		out.Scheduler.Version = results.VersionOf(ctx, p.Binary)

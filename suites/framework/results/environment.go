@@ -46,7 +46,9 @@ type Environment struct {
 // Admission is the admission controller of a stack run: its kind (kueue,
 // or the crafted broken stack kueue-partial), what it is, and its version.
 type Admission struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Product is what Name runs, as its makers write it ("Kueue").
+	Product string `json:"product,omitempty"`
 	Version string `json:"version"`
 	About   string `json:"about,omitempty"`
 	// Broken says that it is a crafted broken stack, not a product.
