@@ -34,6 +34,7 @@ SIZES ?=## bench: only these PodGroup sizes, e.g. 1,8,64
 REPEATS ?= 1## bench: runs of each scenario on one cluster, pooled into one result
 BESIDE ?=## bench: ceiling runs the ceiling binder beside SCHEDULER, gang about gang, for ratios within one run
 UPSTREAM_WORKLOADS ?=## bench-upstream: upstream scheduler_perf workloads, comma list (default: all six of upstream-gangs)
+SITTINGS ?= 1## bench-upstream: sittings, each both sides back to back; more than 1 gives the report medians and ranges
 BASELINE ?=## report: another results directory to compare the benchmarks with
 PRODUCT ?=## bundle: your PRODUCT.yaml (vendor, name, version, website_url, documentation_url, contact_email_address)
 MUTANTS ?=## mutants: only these mutants, comma list (default: all of reference-scheduler/mutants.yaml)
@@ -299,12 +300,27 @@ UPSTREAM_BINS := $(BIN_DIR)/scheduler_perf-gangscheduling.test $(BIN_DIR)/schedu
 $(BIN_DIR)/scheduler_perf-%.test: go.mod go.sum
 	go test -c -o $@ $(UPSTREAM_PERF)/$*
 
+.PHONY: whole-sittings
+whole-sittings:
+	@case "$(SITTINGS)" in ''|*[!0-9]*|0) echo "SITTINGS=$(SITTINGS): want a whole number of sittings, 1 or more"; exit 2;; esac
+
 # Both sides in one sitting: this machine's speed moved 1.6 times within an
-# hour, and a ratio of runs hours apart carried that.
+# hour, and a ratio of runs hours apart carried that. Within a sitting one
+# side's figure still moved up to 1.6 times between sittings minutes apart,
+# hence SITTINGS: each a results directory of its own under
+# $(RESULTS)/bench-upstream-sittings, the report their medians.
 .PHONY: bench-upstream
-bench-upstream: only-main-version build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER on a CLUSTER_MODE=upstream cluster; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench
+bench-upstream: whole-sittings only-main-version build $(UPSTREAM_BINS) ## run upstream scheduler_perf's copies of upstream-gangs, then gangconf's upstream-gangs against SCHEDULER on a CLUSTER_MODE=upstream cluster, SITTINGS times; DataItems in $(RESULTS)/bench-upstream and $(RESULTS)/bench (or each sitting's directory)
+	@rm -rf $(RESULTS)/bench-upstream-sittings
+ifeq ($(SITTINGS),1)
 	$(call go_exec,bench/cmd/upstreambench)
 	@$(MAKE) --no-print-directory bench SCENARIO=upstream-gangs CLUSTER_MODE=upstream
+else
+	@for i in $$(seq 1 $(SITTINGS)); do \
+		echo "bench-upstream: sitting $$i of $(SITTINGS)"; \
+		$(MAKE) --no-print-directory bench-upstream SITTINGS=1 RESULTS=$(RESULTS)/bench-upstream-sittings/$$i || exit $$?; \
+	done
+endif
 
 .PHONY: bench-compare
 bench-compare: ## compare two bench runs with benchstat: make bench-compare OLD=dir NEW=dir

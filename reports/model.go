@@ -266,6 +266,8 @@ type UpstreamComparison struct {
 	// SameMachine is true when both ran on one machine (CPU model, cores
 	// and memory agree): only then is the ratio worth reading.
 	SameMachine bool
+	// Sittings is how many sittings the figures are the medians of.
+	Sittings int
 }
 
 // UpstreamRow is one workload: average throughput (pods/s) and the
@@ -278,6 +280,13 @@ type UpstreamRow struct {
 	AttemptP50, UpstreamAttemptP50 float64
 	AttemptRatio                   float64
 	HasAttempt                     bool
+	// Sittings is how many sittings' figures the row's are the medians
+	// of; RatioMin and RatioMax the range of their throughput ratios,
+	// UpstreamMin and UpstreamMax of upstream's own throughput, the
+	// machine's noise.
+	Sittings                 int
+	RatioMin, RatioMax       float64
+	UpstreamMin, UpstreamMax float64
 }
 
 // Plot is an SVG, inline for HTML and linked for Markdown.
@@ -706,36 +715,55 @@ func medianRatio(now, then []time.Duration) float64 {
 }
 
 // loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
-// make bench-upstream) with gangconf's own run of the same scenario.
+// make bench-upstream) with gangconf's own run of the same scenario; or,
+// after make bench-upstream REPEATS=n, each sitting's, into their medians.
 func (m *Model) loadUpstream(dir string) {
+	sittings, _ := filepath.Glob(filepath.Join(dir, results.UpstreamSittingsDir, "*"))
+	if len(sittings) == 0 {
+		m.Upstream = m.upstreamSitting(dir, "")
+	} else {
+		var cs []*UpstreamComparison
+		for _, s := range sittings {
+			if c := m.upstreamSitting(s, filepath.Join(results.UpstreamSittingsDir, filepath.Base(s))+"/"); c != nil {
+				cs = append(cs, c)
+			}
+		}
+		m.Upstream = medianSitting(cs)
+	}
+	if m.Upstream != nil && !m.Upstream.SameMachine {
+		m.Limits = append(m.Limits, "gangconf's and upstream's upstream-gangs figures are not known to come from one machine: their ratios say little")
+	}
+}
+
+// upstreamSitting compares the two sides' figures in one results
+// directory, whose path relative to the report's is rel; nil without
+// upstream's.
+func (m *Model) upstreamSitting(dir, rel string) *UpstreamComparison {
 	name := results.UpstreamScenario
 	var up results.DataItems
 	if err := readJSON(filepath.Join(dir, "bench-upstream", name+".json"), &up); err != nil {
 		if !strings.Contains(err.Error(), "missing") {
-			m.problem("bench-upstream/%s.json: %v", name, err)
+			m.problem("%sbench-upstream/%s.json: %v", rel, name, err)
 		}
-		return
+		return nil
 	}
 	var ours results.DataItems
 	if err := readJSON(filepath.Join(dir, "bench", name+".json"), &ours); err != nil {
-		m.problem("bench-upstream/ is there but bench/%s.json, gangconf's run to compare it with, is %v", name, err)
-		return
+		m.problem("%sbench-upstream/ is there but %sbench/%s.json, gangconf's run to compare it with, is %v", rel, rel, name, err)
+		return nil
 	}
-	c := &UpstreamComparison{}
+	c := &UpstreamComparison{Sittings: 1}
 	var upRes results.UpstreamResult
 	var ourRes results.Result
 	if err := readJSON(filepath.Join(dir, "bench-upstream", name+"-result.json"), &upRes); err != nil {
-		m.problem("bench-upstream/%s-result.json: %v", name, err)
+		m.problem("%sbench-upstream/%s-result.json: %v", rel, name, err)
 	}
 	if err := readJSON(filepath.Join(dir, "bench", name+"-result.json"), &ourRes); err != nil {
-		m.problem("bench/%s-result.json: %v", name, err)
+		m.problem("%sbench/%s-result.json: %v", rel, name, err)
 	}
 	c.Upstream, c.Gangconf = upRes.Environment, ourRes.Environment
 	if c.Gangconf != nil && c.Upstream != nil {
 		c.SameMachine = sameMachine(c.Gangconf.Machine, c.Upstream.Machine)
-	}
-	if !c.SameMachine {
-		m.Limits = append(m.Limits, "gangconf's and upstream's upstream-gangs figures are not known to come from one machine: their ratios say little")
 	}
 	upFigures, ourFigures := figures(up), figures(ours)
 	for _, r := range rows(ours, nil) {
@@ -744,8 +772,10 @@ func (m *Model) loadUpstream(dir string) {
 			continue
 		}
 		o := ourFigures[r.name]
-		row := UpstreamRow{Workload: r.Workload, Policy: r.Policy, Size: r.Size,
-			Throughput: o.throughput, UpstreamThroughput: u.throughput, ThroughputRatio: ratio(o.throughput, u.throughput)}
+		tr := ratio(o.throughput, u.throughput)
+		row := UpstreamRow{Workload: r.Workload, Policy: r.Policy, Size: r.Size, Sittings: 1,
+			Throughput: o.throughput, UpstreamThroughput: u.throughput, ThroughputRatio: tr,
+			RatioMin: tr, RatioMax: tr, UpstreamMin: u.throughput, UpstreamMax: u.throughput}
 		if o.hasAttempt && u.hasAttempt {
 			row.HasAttempt = true
 			row.AttemptP50, row.UpstreamAttemptP50 = o.attemptP50, u.attemptP50
@@ -754,10 +784,67 @@ func (m *Model) loadUpstream(dir string) {
 		c.Rows = append(c.Rows, row)
 	}
 	if len(c.Rows) == 0 {
-		m.problem("bench-upstream/%s.json and bench/%s.json share no workload", name, name)
-		return
+		m.problem("%sbench-upstream/%s.json and %sbench/%s.json share no workload", rel, name, rel, name)
+		return nil
 	}
-	m.Upstream = c
+	return c
+}
+
+// medianSitting folds sittings into one comparison: per workload the
+// median of each figure and of the sittings' own ratios (each sitting ran
+// both sides back to back, so its ratio is the one the machine's drift
+// spoils least), with the ratios' and upstream's own range. It runs from
+// the first sitting's upstream side to the last's gangconf side, on one
+// machine if every sitting was.
+func medianSitting(cs []*UpstreamComparison) *UpstreamComparison {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := &UpstreamComparison{Sittings: len(cs), Upstream: cs[0].Upstream, Gangconf: cs[len(cs)-1].Gangconf, SameMachine: true}
+	type key struct{ workload, policy, size string }
+	var order []key
+	of := map[key][]UpstreamRow{}
+	for _, c := range cs {
+		out.SameMachine = out.SameMachine && c.SameMachine
+		for _, r := range c.Rows {
+			k := key{r.Workload, r.Policy, r.Size}
+			if _, seen := of[k]; !seen {
+				order = append(order, k)
+			}
+			of[k] = append(of[k], r)
+		}
+	}
+	for _, k := range order {
+		rs := of[k]
+		pick := func(f func(UpstreamRow) float64) []float64 {
+			var xs []float64
+			for _, r := range rs {
+				xs = append(xs, f(r))
+			}
+			return xs
+		}
+		ratios, ups := pick(func(r UpstreamRow) float64 { return r.ThroughputRatio }), pick(func(r UpstreamRow) float64 { return r.UpstreamThroughput })
+		row := UpstreamRow{Workload: k.workload, Policy: k.policy, Size: k.size, Sittings: len(rs),
+			Throughput:         median(pick(func(r UpstreamRow) float64 { return r.Throughput })),
+			UpstreamThroughput: median(ups), ThroughputRatio: median(ratios),
+			RatioMin: slices.Min(ratios), RatioMax: slices.Max(ratios), UpstreamMin: slices.Min(ups), UpstreamMax: slices.Max(ups),
+			HasAttempt: !slices.ContainsFunc(rs, func(r UpstreamRow) bool { return !r.HasAttempt })}
+		if row.HasAttempt {
+			row.AttemptP50 = median(pick(func(r UpstreamRow) float64 { return r.AttemptP50 }))
+			row.UpstreamAttemptP50 = median(pick(func(r UpstreamRow) float64 { return r.UpstreamAttemptP50 }))
+			row.AttemptRatio = median(pick(func(r UpstreamRow) float64 { return r.AttemptRatio }))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// median is the middle of xs, or the mean of the two middle ones.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	return (s[(n-1)/2] + s[n/2]) / 2
 }
 
 // sameMachine says whether two runs' machines agree on CPU model, cores and

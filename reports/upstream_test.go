@@ -54,20 +54,20 @@ func TestUpstreamComparisonPerWorkloadBothRan(t *testing.T) {
 	}
 }
 
-func TestUpstreamFromAnotherMachineIsFlagged(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"bench/upstream-gangs.json", "bench/upstream-gangs-result.json", "bench-upstream/upstream-gangs.json", "bench-upstream/upstream-gangs-result.json"} {
+// upstreamFiles are the fixture's files the comparison reads.
+var upstreamFiles = []string{"bench/upstream-gangs.json", "bench/upstream-gangs-result.json", "bench-upstream/upstream-gangs.json", "bench-upstream/upstream-gangs-result.json"}
+
+// copyUpstream copies the upstream fixture into dir, each file through
+// edit (nil: as it is).
+func copyUpstream(t *testing.T, dir string, edit func(file string, data []byte) []byte) {
+	t.Helper()
+	for _, f := range upstreamFiles {
 		data, err := os.ReadFile(filepath.Join(upstream, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f == "bench-upstream/upstream-gangs-result.json" {
-			var r map[string]map[string]any
-			if err := json.Unmarshal(data, &r); err != nil {
-				t.Fatal(err)
-			}
-			r["environment"]["machine"].(map[string]any)["cores"] = 64
-			data, _ = json.Marshal(r)
+		if edit != nil {
+			data = edit(f, data)
 		}
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
 			t.Fatal(err)
@@ -76,6 +76,22 @@ func TestUpstreamFromAnotherMachineIsFlagged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestUpstreamFromAnotherMachineIsFlagged(t *testing.T) {
+	dir := t.TempDir()
+	copyUpstream(t, dir, func(f string, data []byte) []byte {
+		if f != "bench-upstream/upstream-gangs-result.json" {
+			return data
+		}
+		var r map[string]map[string]any
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		r["environment"]["machine"].(map[string]any)["cores"] = 64
+		data, _ = json.Marshal(r)
+		return data
+	})
 	m := load(t, dir)
 	if m.Upstream == nil || m.Upstream.SameMachine {
 		t.Fatalf("comparison = %+v", m.Upstream)
@@ -131,5 +147,44 @@ func TestUpstreamComparisonNamesGangconfsClusterMode(t *testing.T) {
 				t.Errorf("mode %q: %s should say %q and not %q", c.mode, name, c.want, c.not)
 			}
 		}
+	}
+}
+
+// make bench-upstream REPEATS=3: the report gives each figure's median over
+// the sittings, the median of their own ratios, and the ranges.
+func TestUpstreamSittingsGiveMediansAndRanges(t *testing.T) {
+	dir := t.TempDir()
+	// Upstream's figures 1, 2 and 4 times the fixture's in sittings 1-3.
+	for i, factor := range []string{"1", "2", "4"} {
+		copyUpstream(t, filepath.Join(dir, "bench-upstream-sittings", fmt.Sprint(i+1)), func(f string, data []byte) []byte {
+			if f == "bench-upstream/upstream-gangs.json" {
+				data = []byte(strings.ReplaceAll(string(data), `"Average": 340.0`, `"Average": `+fmt.Sprint(340*map[string]int{"1": 1, "2": 2, "4": 4}[factor])))
+			}
+			return data
+		})
+	}
+	m := load(t, dir)
+	c := m.Upstream
+	if c == nil || c.Sittings != 3 || !c.SameMachine {
+		t.Fatalf("comparison = %+v; problems: %v", c, m.Problems)
+	}
+	gang := c.Rows[0]
+	got := fmt.Sprintf("%.0f %.0f %.0f-%.0f %.3f %.3f-%.3f %d", gang.Throughput, gang.UpstreamThroughput, gang.UpstreamMin, gang.UpstreamMax,
+		gang.ThroughputRatio, gang.RatioMin, gang.RatioMax, gang.Sittings)
+	if got != "34 680 340-1360 0.050 0.025-0.100 3" {
+		t.Errorf("gang row over 3 sittings = %s", got)
+	}
+	md, err := m.Markdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Medians over 3 sittings", "| 34.0 | 680.0 (340.0-1360.0) | 0.05 (0.025-0.10) |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// One sitting's report says nothing of sittings.
+	if one, _ := load(t, upstream).Markdown(); strings.Contains(string(one), "sittings") {
+		t.Error("a one-sitting report speaks of sittings")
 	}
 }

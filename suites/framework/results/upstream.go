@@ -5,6 +5,11 @@ package results
 // copies of them so that one machine gives both figures.
 const UpstreamScenario = "upstream-gangs"
 
+// UpstreamSittingsDir holds the sittings of `make bench-upstream
+// REPEATS=n`, one results directory each (1, 2, ...), with both sides'
+// figures: the report gives their medians.
+const UpstreamSittingsDir = "bench-upstream-sittings"
+
 // UpstreamWorkload is one upstream scheduler_perf workload and where it lives.
 type UpstreamWorkload struct {
 	// Name is the workload's name, the same in gangconf's scenario and upstream.
