@@ -306,7 +306,7 @@ whole-sittings:
 
 # Both sides in one sitting: this machine's speed moved 1.6 times within an
 # hour, and a ratio of runs hours apart carried that. Within a sitting one
-# side's figure still moved up to 1.6 times between sittings minutes apart,
+# side's figure still moved up to 1.8 times between sittings minutes apart,
 # hence SITTINGS: each a results directory of its own under
 # $(RESULTS)/bench-upstream-sittings, the report their medians.
 .PHONY: bench-upstream
