@@ -202,7 +202,7 @@ func TestComponentsPatchesAreKwokctlConfiguration(t *testing.T) {
 	}
 	p := patches(o)
 	if len(p) != 2 || p[0].Name != "kube-controller-manager" || len(p[0].ExtraArgs) != 2 ||
-		p[0].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "controllers", Value: "*,-ttl"}) ||
+		p[0].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "controllers", Value: "*,-ttl,-endpointslice-controller"}) ||
 		p[0].ExtraArgs[1] != (kwokconfig.ExtraArgs{Key: "feature-gates", Value: "GenericWorkload=false", Override: true}) ||
 		p[1].Name != "kube-apiserver" || len(p[1].ExtraEnvs) != 2 || p[1].ExtraEnvs[0] != (kwokconfig.Env{Name: "GOGC", Value: "off"}) ||
 		len(p[1].ExtraArgs) != 2 || p[1].ExtraArgs[0] != (kwokconfig.ExtraArgs{Key: "delete-collection-workers", Value: "32"}) ||

@@ -191,8 +191,16 @@ func (o KwokOptions) componentsPatches() string {
 // the admission a new node has no taint until the controller manager sees
 // it not Ready; the harness waits for its nodes to be Ready before using
 // them anyway.
+//
+// The EndpointSlice controller (endpointslice-controller) goes too: it
+// writes no node, but on every node added or turned Ready it walks all nodes
+// to weigh zones for topology-aware routing, so a cluster's coming up costs
+// it the square of its nodes. While gpu-15k came up that walk was 71% of the
+// controller manager's samples, some 43 of its 61 CPU s. Its only other work
+// is the EndpointSlices of Services, and no suite or benchmark makes a
+// Service.
 var clusterArgs = map[string]map[string]string{
-	"kube-controller-manager": {"controllers": "*,-ttl"},
+	"kube-controller-manager": {"controllers": "*,-ttl,-endpointslice-controller"},
 	"kube-apiserver":          {"disable-admission-plugins": "TaintNodesByCondition"},
 }
 
