@@ -36,38 +36,38 @@ func (f *Framework) RequireGates(gates ...string) {
 // before the spec goes on. It shapes what the free capacity looks like.
 func (s *Spec) Occupy(ctx context.Context, sl *cluster.Slice, node, name string, requests corev1.ResourceList) {
 	ginkgo.GinkgoHelper()
-	s.bindOnNode(ctx, sl, node, name, requests)
+	g := s.Gang(name, sl)
+	g.Standalone, g.Members, g.Requests = true, 1, requests
+	s.bindOnNode(ctx, g, node)
 }
 
-// Fence returns once the scheduler under test has seen every pod created
-// before it was called: it binds a pod created after them to the named
-// node, and removes it. Pod events reach a scheduler in the order they
-// happened, so a gang whose pods came before its PodGroup then has all of
-// them in the scheduler's queue when the PodGroup arrives; without the fence
-// the group's cycle may run with the members the scheduler happened to have
-// seen by then.
+// Fence returns once the scheduler under test has handled every pod and
+// every PodGroup created before it was called: it binds a one-member gang
+// created after them, PodGroup then pod, to the named node, and removes its
+// pod. A scheduler handles the events of one kind in the order they
+// happened, and the fence's pod is bound only once both its PodGroup and
+// itself have been handled.
 func (s *Spec) Fence(ctx context.Context, sl *cluster.Slice, node, name string) {
 	ginkgo.GinkgoHelper()
-	g := s.bindOnNode(ctx, sl, node, name, nil)
+	g := s.Gang(name, sl)
+	g.MinCount, g.Members = 1, 1
+	s.bindOnNode(ctx, g, node)
 	zero := int64(0)
 	gomega.Expect(s.f.Client.CoreV1().Pods(s.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero},
 		metav1.ListOptions{LabelSelector: g.Selector()})).To(gomega.Succeed())
 }
 
-// bindOnNode creates a standalone pod with the requests on the named node of
-// the slice and waits until the scheduler under test has bound it.
-func (s *Spec) bindOnNode(ctx context.Context, sl *cluster.Slice, node, name string, requests corev1.ResourceList) *gang.Gang {
+// bindOnNode creates the gang, pinned to the named node of its slice, and
+// waits until the scheduler under test has bound its first member.
+func (s *Spec) bindOnNode(ctx context.Context, g *gang.Gang, node string) {
 	ginkgo.GinkgoHelper()
-	g := s.Gang(name, sl)
-	g.Standalone, g.Members, g.Requests = true, 1, requests
 	pin := g.Pin
 	g.Pin = func(p *corev1.Pod) {
 		pin(p)
 		p.Spec.NodeSelector[corev1.LabelHostname] = node
 	}
 	s.f.Create(ctx, g)
-	s.f.ExpectBound(ctx, g, 1, fmt.Sprintf("the pod %s is bound to %s", name, node))
-	return g
+	s.f.ExpectBound(ctx, g, 1, fmt.Sprintf("the pod of %s is bound to %s", g.Name, node))
 }
 
 // CPUs is a request for n CPUs (and nothing else).

@@ -60,6 +60,9 @@ type Gang struct {
 	// Hold gives each pod FinalizerHold: deleted, it stays Terminating
 	// until Release.
 	Hold bool
+	// Gate, if set, is a scheduling gate each pod is created with; Ungate
+	// removes it.
+	Gate string
 	// EditGroup, if set, is applied to the PodGroup last (fields of alpha
 	// gates: a topology constraint, a parent composite group).
 	EditGroup func(*schedulingv1beta1.PodGroup)
@@ -122,7 +125,22 @@ func (g *Gang) Pod(i int) (*corev1.Pod, error) {
 	if g.Hold {
 		p.Finalizers = append(p.Finalizers, FinalizerHold)
 	}
+	if g.Gate != "" {
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: g.Gate}}
+	}
 	return p, nil
+}
+
+// Ungate removes the scheduling gates of every member, one pod after the
+// other.
+func (g *Gang) Ungate(ctx context.Context, cs kubernetes.Interface) error {
+	for _, name := range g.PodNames() {
+		patch := []byte(`[{"op":"remove","path":"/spec/schedulingGates"}]`)
+		if _, err := cs.CoreV1().Pods(g.Namespace).Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("ungate pod %s/%s: %w", g.Namespace, name, err)
+		}
+	}
+	return nil
 }
 
 // PodNames lists the names of the gang's members.
