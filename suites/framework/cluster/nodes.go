@@ -27,9 +27,15 @@ const (
 	// annotationKwokNode marks a node as kwok's to manage (kwokctl's other
 	// runtimes select nodes by it; the binary runtime manages all nodes).
 	annotationKwokNode = "kwok.x-k8s.io/node"
-	// nodeWorkers is how many node creates run at once. 32 keeps a 2-core
-	// machine's API server busy without piling up requests.
-	nodeWorkers = 32
+	// nodeWorkers is how many node creates run at once. More outpace the
+	// kwok controller, which takes each node event in turn: the API server
+	// then closes its watch as unresponsive, it starts again from the full
+	// state, and patches many nodes Ready twice. gpu-15k on 2 cores with 32:
+	// 121 node watchers closed, 444,000 initial node events sent, 23,973
+	// status patches, all Ready after 137 s; with 8: 12, 35,700 and 15,108,
+	// created at 168 a second and all Ready after 91 s, on 179 CPU s of the
+	// control plane and harness rather than 276.
+	nodeWorkers = 8
 )
 
 // NodeSpec says which nodes to make: Count nodes of Shape, named
