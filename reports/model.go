@@ -716,7 +716,7 @@ func medianRatio(now, then []time.Duration) float64 {
 
 // loadUpstream joins bench-upstream/ (upstream scheduler_perf, converted by
 // make bench-upstream) with gangconf's own run of the same scenario; or,
-// after make bench-upstream REPEATS=n, each sitting's, into their medians.
+// after make bench-upstream SITTINGS=n, each sitting's, into their medians.
 func (m *Model) loadUpstream(dir string) {
 	sittings, _ := filepath.Glob(filepath.Join(dir, results.UpstreamSittingsDir, "*"))
 	if len(sittings) == 0 {

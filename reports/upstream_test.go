@@ -150,7 +150,7 @@ func TestUpstreamComparisonNamesGangconfsClusterMode(t *testing.T) {
 	}
 }
 
-// make bench-upstream REPEATS=3: the report gives each figure's median over
+// make bench-upstream SITTINGS=3: the report gives each figure's median over
 // the sittings, the median of their own ratios, and the ranges.
 func TestUpstreamSittingsGiveMediansAndRanges(t *testing.T) {
 	dir := t.TempDir()
