@@ -85,7 +85,7 @@ func TestPauseCountsWaitsAndCalibratesEachTime(t *testing.T) {
 	if m := results.Median([]time.Duration{9, 1, 4, 5}); m != 4 {
 		t.Fatalf("median of 9, 1, 4, 5 = %d, want the middle two's mean", m)
 	}
-	if results.Median(nil) != 0 {
+	if results.Median([]time.Duration(nil)) != 0 {
 		t.Fatal("no samples: median 0")
 	}
 }

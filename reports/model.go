@@ -825,26 +825,18 @@ func medianSitting(cs []*UpstreamComparison) *UpstreamComparison {
 		}
 		ratios, ups := pick(func(r UpstreamRow) float64 { return r.ThroughputRatio }), pick(func(r UpstreamRow) float64 { return r.UpstreamThroughput })
 		row := UpstreamRow{Workload: k.workload, Policy: k.policy, Size: k.size, Sittings: len(rs),
-			Throughput:         median(pick(func(r UpstreamRow) float64 { return r.Throughput })),
-			UpstreamThroughput: median(ups), ThroughputRatio: median(ratios),
+			Throughput:         results.Median(pick(func(r UpstreamRow) float64 { return r.Throughput })),
+			UpstreamThroughput: results.Median(ups), ThroughputRatio: results.Median(ratios),
 			RatioMin: slices.Min(ratios), RatioMax: slices.Max(ratios), UpstreamMin: slices.Min(ups), UpstreamMax: slices.Max(ups),
 			HasAttempt: !slices.ContainsFunc(rs, func(r UpstreamRow) bool { return !r.HasAttempt })}
 		if row.HasAttempt {
-			row.AttemptP50 = median(pick(func(r UpstreamRow) float64 { return r.AttemptP50 }))
-			row.UpstreamAttemptP50 = median(pick(func(r UpstreamRow) float64 { return r.UpstreamAttemptP50 }))
-			row.AttemptRatio = median(pick(func(r UpstreamRow) float64 { return r.AttemptRatio }))
+			row.AttemptP50 = results.Median(pick(func(r UpstreamRow) float64 { return r.AttemptP50 }))
+			row.UpstreamAttemptP50 = results.Median(pick(func(r UpstreamRow) float64 { return r.UpstreamAttemptP50 }))
+			row.AttemptRatio = results.Median(pick(func(r UpstreamRow) float64 { return r.AttemptRatio }))
 		}
 		out.Rows = append(out.Rows, row)
 	}
 	return out
-}
-
-// median is the middle of xs, or the mean of the two middle ones.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	return (s[(n-1)/2] + s[n/2]) / 2
 }
 
 // sameMachine says whether two runs' machines agree on CPU model, cores and

@@ -190,8 +190,8 @@ type Calibration struct {
 }
 
 // Median of samples (of an even number, the mean of the middle two), 0
-// without any.
-func Median(samples []time.Duration) time.Duration {
+// without any: durations, or figures such as ratios.
+func Median[T ~int64 | ~float64](samples []T) T {
 	n := len(samples)
 	if n == 0 {
 		return 0
