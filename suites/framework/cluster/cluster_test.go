@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,6 +90,49 @@ func TestCreateNodesAndWaitReady(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRegisteredNodesAreReadyAndWaitForTheirLeases(t *testing.T) {
+	cs := fake.NewClientset()
+	s := ciSmall(t)
+	s.Registered = true
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := CreateNodes(ctx, cs, s); err != nil {
+		t.Fatal(err)
+	}
+	// Ready from the create: kwok's node-initialize stage selects none.
+	if err := WaitNodesReady(ctx, cs, s.Selector(), 32); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- WaitNodesLeased(ctx, cs, s) }()
+	// kwok's job, played here: a lease for each node, and one of another
+	// node past the spec's, which does not count until the spec has 40.
+	for i := 0; i <= 32; i++ {
+		name := s.name(i)
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: corev1.NamespaceNodeLease}}
+		if i < 32 {
+			select {
+			case err := <-done:
+				t.Fatalf("the wait ended with %d of 32 leases: %v", i, err)
+			default:
+			}
+		}
+		if _, err := cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).Create(ctx, l, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	s.Set.Count = 40
+	err := WaitNodesLeased(short, cs, s)
+	if err == nil || !strings.Contains(err.Error(), "33 of 40 nodes with a lease") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

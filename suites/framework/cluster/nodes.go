@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,6 +61,14 @@ type NodeSpec struct {
 	// Mutate, if set, changes node i last: a spec that needs some nodes
 	// unlike the rest (without a topology label) says so here.
 	Mutate func(i int, n *corev1.Node)
+	// Registered creates each node with the status kwok's node-initialize
+	// stage would write (Ready and kwok's other conditions, its hostname
+	// address), as a kubelet whose runtime is up registers its node: the
+	// stage then has nothing to patch, a write and a watch event fewer a
+	// node. Only where kwok manages every node (the harness's own kwok
+	// cluster): elsewhere a node turning Ready is how the harness tells
+	// whether anything manages it (Env.ManageFakeNodes).
+	Registered bool
 }
 
 // ProfileNodes is the NodeSpec of a cluster profile.
@@ -112,10 +121,35 @@ func (s NodeSpec) Node(i int) *corev1.Node {
 			Phase:       corev1.NodeRunning,
 		},
 	}
+	if s.Registered {
+		register(n)
+	}
 	if s.Mutate != nil {
 		s.Mutate(i, n)
 	}
 	return n
+}
+
+// registeredConditions are the conditions kwok's node-initialize stage
+// writes (kwok's NodeConditions at the pinned version).
+var registeredConditions = []corev1.NodeCondition{
+	{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+	{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory", Message: "kubelet has sufficient memory available"},
+	{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure"},
+	{Type: corev1.NodePIDPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientPID", Message: "kubelet has sufficient PID available"},
+	{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionFalse, Reason: "RouteCreated", Message: "RouteController created a route"},
+}
+
+// register gives n the status a kubelet registers with (NodeSpec.Registered).
+func register(n *corev1.Node) {
+	now := metav1.Now()
+	n.Status.Conditions = make([]corev1.NodeCondition, len(registeredConditions))
+	for i, c := range registeredConditions {
+		c.LastHeartbeatTime, c.LastTransitionTime = now, now
+		n.Status.Conditions[i] = c
+	}
+	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: n.Name}}
+	n.Status.NodeInfo = corev1.NodeSystemInfo{Architecture: "amd64", OperatingSystem: "linux"}
 }
 
 func (s NodeSpec) name(i int) string { return fmt.Sprintf("%s-%05d", s.Prefix, i) }
@@ -147,7 +181,28 @@ func CreateNodes(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error
 func WaitNodesReady(ctx context.Context, cs kubernetes.Interface, sel labels.Selector, n int) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }))
-	inf := factory.Core().V1().Nodes().Informer()
+	return waitCount(ctx, factory, factory.Core().V1().Nodes().Informer(), n, "nodes Ready", func(o any) bool {
+		return NodeReady(o.(*corev1.Node))
+	})
+}
+
+// WaitNodesLeased blocks until every node of the spec has its lease: kwok
+// holds a node's lease once it manages the node, and runs the pods bound to
+// it from then on.
+func WaitNodesLeased(ctx context.Context, cs kubernetes.Interface, s NodeSpec) error {
+	names := make(map[string]bool, s.Set.Count)
+	for i := 0; i < s.Set.Count; i++ {
+		names[s.name(i)] = true
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(corev1.NamespaceNodeLease))
+	return waitCount(ctx, factory, factory.Coordination().V1().Leases().Informer(), len(names), "nodes with a lease", func(o any) bool {
+		return names[o.(*coordinationv1.Lease).Name]
+	})
+}
+
+// waitCount blocks until n objects in inf's store pass counts, looking again
+// at each event; what names them in the error.
+func waitCount(ctx context.Context, factory informers.SharedInformerFactory, inf cache.SharedIndexInformer, n int, what string, counts func(any) bool) error {
 	changed := make(chan struct{}, 1)
 	poke := func(any) {
 		select {
@@ -166,22 +221,21 @@ func WaitNodesReady(ctx context.Context, cs kubernetes.Interface, sel labels.Sel
 	defer close(stop)
 	factory.Start(stop)
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		return fmt.Errorf("0 of %d nodes Ready (the node watch never synced): %w", n, ctx.Err())
+		return fmt.Errorf("0 of %d %s (the watch never synced): %w", n, what, ctx.Err())
 	}
-	ready := 0
 	for {
-		ready = 0
+		got := 0
 		for _, o := range inf.GetStore().List() {
-			if NodeReady(o.(*corev1.Node)) {
-				ready++
+			if counts(o) {
+				got++
 			}
 		}
-		if ready >= n {
+		if got >= n {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%d of %d nodes Ready: %w", ready, n, ctx.Err())
+			return fmt.Errorf("%d of %d %s: %w", got, n, what, ctx.Err())
 		case <-changed:
 		}
 	}

@@ -265,13 +265,19 @@ func (e *Env) upKwok(ctx context.Context, logf func(string, ...any)) error {
 	if err != nil {
 		return err
 	}
+	// kwokctl's kwok controller manages every node of this cluster.
+	spec.Registered = true
 	start = time.Now()
 	if err := cluster.CreateNodes(ctx, cs, spec); err != nil {
 		return err
 	}
 	created := time.Since(start)
-	if err := cluster.WaitNodesReady(ctx, cs, spec.Selector(), spec.Set.Count); err != nil {
-		return err
+	// Registered nodes are Ready from their create; where nodes hold leases,
+	// kwok manages a node once it holds its lease.
+	if e.ClusterMode != cluster.ModeUpstream {
+		if err := cluster.WaitNodesLeased(ctx, cs, spec); err != nil {
+			return err
+		}
 	}
 	n := &results.NodeCreation{Count: spec.Set.Count, Created: created, Ready: time.Since(start)}
 	e.NodeCreation = n
