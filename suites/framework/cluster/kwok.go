@@ -73,7 +73,7 @@ const (
 	// pod), nodes hold leases, the controller manager runs its controllers.
 	ModeRealistic = "realistic"
 	// ModeUpstream matches upstream scheduler_perf's conditions, for
-	// benchmarks only: nodes are made Ready once and never written again (no
+	// benchmarks only: nodes are Ready from their create, never written (no
 	// lease, no heartbeat), bound pods get no status (they stay Pending with
 	// a node, as there), the controller manager runs only the service account
 	// and namespace controllers (nothing else watches pods), and the API
