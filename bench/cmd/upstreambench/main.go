@@ -133,17 +133,43 @@ func testBinary(binDir, pkg string) string {
 	return filepath.Join(binDir, "scheduler_perf-"+pkg+".test")
 }
 
+// etcdSocketTail is the longest path upstream's test puts under its
+// TMPDIR for etcd's unix socket (integration_test_etcd_data, os.MkdirTemp's
+// number, etcd.sock), and socketPathMax the longest path a unix socket may
+// have on Linux (sun_path's 108 bytes, less the closing NUL).
+const (
+	etcdSocketTail = len("/integration_test_etcd_data") + 10 + len("/etcd.sock")
+	socketPathMax  = 107
+)
+
+// etcdTempDir makes the upstream test's TMPDIR in the system's temporary
+// directory, not under the results: etcd, which the test starts there,
+// listens on a unix socket in it, and under a deep results directory the
+// socket's path was too long to bind ("bind: invalid argument").
+func etcdTempDir() (string, error) {
+	tmp, err := os.MkdirTemp("", "gangconf-upstream-")
+	if err != nil {
+		return "", err
+	}
+	if len(tmp)+etcdSocketTail > socketPathMax {
+		os.RemoveAll(tmp)
+		return "", fmt.Errorf("temporary directory %s is too long for etcd's unix socket in it (at most %d characters): set TMPDIR to a shorter one", tmp, socketPathMax-etcdSocketTail)
+	}
+	return tmp, nil
+}
+
 // runPackage runs one test binary over its workloads and converts what it wrote.
 func runPackage(ctx context.Context, binDir, modCache, dir, out, pkg string, ws []results.UpstreamWorkload) (results.PackageRun, results.DataItems, error) {
 	raw := filepath.Join(out, "raw", pkg)
 	logs := filepath.Join(raw, "logs")
-	tmp := filepath.Join(out, "tmp")
-	for _, d := range []string{logs, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return results.PackageRun{}, results.DataItems{}, err
-		}
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return results.PackageRun{}, results.DataItems{}, err
 	}
 	// etcd's data and the test's temporary files go under tmp, removed after.
+	tmp, err := etcdTempDir()
+	if err != nil {
+		return results.PackageRun{}, results.DataItems{}, err
+	}
 	defer os.RemoveAll(tmp)
 	pr := results.PackageRun{Package: pkg, Args: []string{
 		"-test.run=^$",
