@@ -58,9 +58,8 @@ type Admission struct {
 // NodeCreation is how long the harness took to create a cluster's nodes and
 // to see them all Ready, both from the first create; Ready also waits, where
 // nodes hold leases, until kwok holds every node's (it runs a node's pods
-// only then). With each process's
-// memory per 1000 nodes (Cost.MiBPer1000Nodes), how a cluster's cost grows
-// with its size.
+// only then). With each process's memory per 1000 nodes
+// (Cost.MiBPer1000Nodes), how a cluster's cost grows with its size.
 type NodeCreation struct {
 	Count   int           `json:"count"`
 	Created time.Duration `json:"createdNs"`
